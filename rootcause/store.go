@@ -1,0 +1,21 @@
+package rootcause
+
+import (
+	"context"
+	"iter"
+
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/schema"
+)
+
+// Store reads what incident analysis needs. Both store backends satisfy it.
+//
+// WindowRecords yields the records (logs and spans) whose Time lies in
+// [q.From, q.To), ordered by Time, filtered by q.Service and q.ErrorsOnly
+// when set, at most q.Limit of them (0: the store's default cap). An empty
+// window yields nothing and no error. A read failure is yielded once as the
+// error, after which iteration stops.
+type Store interface {
+	correlate.Store
+	WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error]
+}

@@ -1,0 +1,32 @@
+package schema
+
+import "time"
+
+// WindowQuery selects records by time for incident analysis.
+// From is inclusive, To exclusive; zero Service means all services.
+type WindowQuery struct {
+	From, To time.Time
+	Service  string
+	// ErrorsOnly keeps only records for which IsError is true or whose
+	// severity is WARN or above.
+	ErrorsOnly bool
+	// Limit caps the number of records returned; 0 means the store's default cap.
+	Limit int
+}
+
+// TraceSummary is one trace seen in a window, as a store can list it cheaply.
+type TraceSummary struct {
+	TraceID  TraceID
+	Start    time.Time
+	Records  int
+	Errors   int
+	Services []string
+}
+
+// RunbookRef is how an analysis result links to its runbook.
+type RunbookRef struct {
+	ID         string `json:"id"`
+	Severity   string `json:"severity"`
+	MTTRTarget string `json:"mttr_target"`
+	URL        string `json:"url"`
+}
