@@ -37,6 +37,9 @@ type Event struct {
 	CausedBy  string           `json:"caused_by,omitempty"`
 	Signature schema.Signature `json:"signature,omitempty"`
 	Operation string           `json:"operation,omitempty"`
+	// Repeats counts later errors of the same service with the same
+	// signature (retries), folded into this event.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // Suspect is where the origin points: the origin's own service, or the

@@ -1,35 +1,210 @@
-// Package patterns turns log messages into templates: a stateless masker
-// that runs at ingest, and an online template miner that groups masked
-// messages into error signatures.
 package patterns
 
 import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/faultline/faultline/schema"
 )
 
-// Mask replaces the variable parts of msg (numbers, hex ids, ...) with <*>.
-// It is stateless and deterministic: the same message gives the same
-// template in every process.
+// Wildcard stands for a variable part of a message in a template.
+const Wildcard = "<*>"
+
+// Mask replaces the variable parts of msg with <*> and folds whitespace runs
+// into single spaces (see the package doc for what counts as variable). It
+// is stateless and deterministic: the same message gives the same template
+// in every process. An empty or all-blank msg gives "".
 func Mask(msg string) string {
-	f := strings.Fields(msg)
-	for i, tok := range f {
-		if strings.ContainsAny(tok, "0123456789") {
-			f[i] = "<*>"
-		}
-	}
-	return strings.Join(f, " ")
+	return mask(msg, false)
 }
 
-// SignatureOf hashes a template into an opaque signature.
+// mask is Mask; with keepWords, a key=value value made of plain words is
+// left as it is, for the Miner to judge from how many values it sees.
+func mask(msg string, keepWords bool) string {
+	b := make([]byte, 0, len(msg)+8)
+	i := 0
+	for i < len(msg) {
+		for i < len(msg) && isSpace(msg[i]) {
+			i++
+		}
+		j := i
+		for j < len(msg) && !isSpace(msg[j]) {
+			j++
+		}
+		if j > i {
+			if len(b) > 0 {
+				b = append(b, ' ')
+			}
+			w := msg[i:j]
+			switch {
+			case isCalendar(w) && dateAround(b, msg[j:]):
+				b = append(b, Wildcard...)
+			case isHexID(w):
+				b = append(b, Wildcard...)
+			default:
+				b = maskWord(b, w, keepWords)
+			}
+		}
+		i = j
+	}
+	// b is never written again, so the string may share its bytes.
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// maskWord appends the masked form of one whitespace-free word to b.
+func maskWord(b []byte, w string, keepWords bool) []byte {
+	m := wordMasker{b: b, w: w, lastVar: -1, keepWords: keepWords}
+	m.run()
+	return m.b
+}
+
+// wordMasker scans one word segment by segment, appending to b. lastVar is
+// where the last <*> written ends (-1 when none), so that "<*>:<*>" can
+// collapse.
+type wordMasker struct {
+	b         []byte
+	w         string
+	lastVar   int
+	keepWords bool
+}
+
+func (m *wordMasker) run() {
+	w := m.w
+	i := 0
+	for i < len(w) {
+		c := w[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = m.quote(i)
+		case c == '=':
+			m.b = append(m.b, '=')
+			i = m.value(i + 1)
+		case isDelim(c):
+			m.b = append(m.b, c)
+			i++
+		case isLeader(w, i):
+			for i < len(w) && w[i] == '.' {
+				m.b = append(m.b, '.')
+				i++
+			}
+		default:
+			j := i
+			for j < len(w) && !isDelim(w[j]) && w[j] != '"' && w[j] != '\'' && w[j] != '=' && !isLeader(w, j) {
+				j++
+			}
+			m.segment(w[i:j])
+			i = j
+		}
+	}
+}
+
+// quote handles a quote at w[i]: a single-word quoted value ('bob',
+// "x-1") that opens at a segment start and closes at a segment end becomes
+// '<*>'; any other quote is written as punctuation.
+func (m *wordMasker) quote(i int) int {
+	w, q := m.w, m.w[i]
+	atStart := i == 0 || isDelim(w[i-1]) || w[i-1] == '='
+	if atStart {
+		if k := strings.IndexByte(w[i+1:], q); k > 0 {
+			end := i + 1 + k
+			if end+1 == len(w) || isDelim(w[end+1]) {
+				m.b = append(m.b, q)
+				m.variable()
+				m.b = append(m.b, q)
+				return end + 1
+			}
+		}
+	}
+	m.b = append(m.b, q)
+	return i + 1
+}
+
+// value handles the value of key=value starting at w[i]: everything up to
+// the next closing punctuation is one variable. An empty value stays empty;
+// a quoted value goes through quote.
+func (m *wordMasker) value(i int) int {
+	w := m.w
+	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
+		return m.quote(i)
+	}
+	j := i
+	for j < len(w) && !endsValue(w[j]) {
+		j++
+	}
+	if m.keepWords && !isVariable(w[i:j]) {
+		return i
+	}
+	if j > i {
+		m.variable()
+	}
+	return j
+}
+
+// segment writes a run of non-punctuation bytes, masked when variable.
+func (m *wordMasker) segment(s string) {
+	if isVariable(s) {
+		m.variable()
+		return
+	}
+	m.b = append(m.b, s...)
+}
+
+// variable writes <*>, unless the word so far ends in "<*>:" or "<*>,",
+// in which case the separator is dropped and the two variables become one.
+func (m *wordMasker) variable() {
+	n := len(m.b)
+	if m.lastVar >= 0 && n == m.lastVar+1 {
+		if c := m.b[n-1]; c == ':' || c == ',' {
+			m.b = m.b[:n-1]
+			return
+		}
+	}
+	m.b = append(m.b, Wildcard...)
+	m.lastVar = len(m.b)
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// isDelim reports the punctuation that splits a word into segments.
+func isDelim(c byte) bool {
+	switch c {
+	case ':', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>', '|':
+		return true
+	}
+	return false
+}
+
+// isLeader reports whether w[i:] starts with two or more dots: an
+// ellipsis or a run of leader dots ("depth......3"), which splits segments.
+func isLeader(w string, i int) bool {
+	return w[i] == '.' && i+1 < len(w) && w[i+1] == '.'
+}
+
+// endsValue reports the bytes that end the value of key=value.
+func endsValue(c byte) bool {
+	switch c {
+	case ',', ';', ')', ']', '}', '&', '>', '|':
+		return true
+	}
+	return false
+}
+
+// SignatureOf hashes a service and a template into an opaque signature:
+// sixteen lowercase hex characters, the same in every process.
 func SignatureOf(service, template string) schema.Signature {
 	h := fnv.New64a()
 	h.Write([]byte(service))
 	h.Write([]byte{0})
 	h.Write([]byte(template))
-	s := strconv.FormatUint(h.Sum64(), 16)
-	return schema.Signature(strings.Repeat("0", 16-len(s)) + s)
+	return schema.Signature(hex16(h.Sum64()))
+}
+
+// hex16 formats v as sixteen lowercase hex digits.
+func hex16(v uint64) string {
+	s := strconv.FormatUint(v, 16)
+	return strings.Repeat("0", 16-len(s)) + s
 }

@@ -3,6 +3,7 @@ package rootcause
 import (
 	"context"
 	"iter"
+	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
@@ -15,7 +16,11 @@ import (
 // when set, at most q.Limit of them (0: the store's default cap). An empty
 // window yields nothing and no error. A read failure is yielded once as the
 // error, after which iteration stops.
+//
+// Bounds is the time of the oldest and newest record held (zero when empty);
+// the baseline falls back to "what the store has" before the window.
 type Store interface {
 	correlate.Store
 	WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error]
+	Bounds(ctx context.Context) (first, last time.Time, err error)
 }

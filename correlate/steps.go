@@ -1,0 +1,134 @@
+package correlate
+
+import (
+	"slices"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// classifyRecords gives every error its class and every WARN line (or
+// non-error span with a failing status) that signals a failure its kind,
+// with the callee it names. Info and debug lines are skipped unread.
+func classifyRecords(t *Trace) {
+	for i := range t.ents {
+		e := &t.ents[i]
+		r := t.rec(int32(i))
+		isErr := r.IsError()
+		if !isErr && !maySignal(r) {
+			continue
+		}
+		k, hint := classifyWithHint(r, true)
+		if k == "" {
+			continue
+		}
+		e.class = k
+		e.failure = failSignal
+		if isErr {
+			e.failure = failError
+		}
+		if h := hintFromAttrs(r); h != "" && h == hint {
+			e.via = viaAttribute
+		} else if hint != "" {
+			e.via = viaText
+		}
+		e.target = resolveHint(t, hint)
+		markNode(t, e)
+	}
+}
+
+// maySignal reports whether a record that is not an error is worth
+// classifying: WARN (and unspecified-severity) logs, spans with a status
+// code attribute.
+func maySignal(r *schema.Record) bool {
+	if r.Type == schema.TypeSpan {
+		return r.Attrs[schema.AttrHTTPStatus] != "" || r.Attrs["http.status_code"] != "" ||
+			r.Attrs[schema.AttrRPCGRPCStatus] != ""
+	}
+	return r.Severity == schema.SeverityUnspecified || r.Severity >= schema.SeverityWarn
+}
+
+func markNode(t *Trace, e *entry) {
+	if e.node < 0 {
+		return
+	}
+	n := &t.nodes[e.node]
+	if e.failure == failError {
+		n.failed = true
+		if t.recs[e.rec].Type == schema.TypeLog {
+			n.errLog = true
+		}
+	} else {
+		n.signal = true
+	}
+}
+
+// causalOrder sorts the entries by corrected time; at equal times a span
+// comes before its logs and a parent before its children.
+func causalOrder(t *Trace) {
+	t.order = make([]int32, len(t.ents))
+	for i := range t.order {
+		t.order[i] = int32(i)
+	}
+	slices.SortStableFunc(t.order, func(a, b int32) int {
+		if c := t.at(a).Compare(t.at(b)); c != 0 {
+			return c
+		}
+		ta, tb := t.rec(a).Type, t.rec(b).Type
+		if ta != tb {
+			return int(tb) - int(ta) // spans (1) first
+		}
+		return t.depth(a) - t.depth(b)
+	})
+}
+
+// eventTimes lists the error entries by when they failed. An error span
+// whose own logs carry the error is left out: the log says it better.
+func eventTimes(t *Trace) []int32 {
+	var ev []int32
+	for _, i := range t.order {
+		e := &t.ents[i]
+		if e.failure != failError {
+			continue
+		}
+		if t.rec(i).Type == schema.TypeSpan && e.node >= 0 && t.nodes[e.node].errLog {
+			continue
+		}
+		ev = append(ev, i)
+	}
+	slices.SortStableFunc(ev, func(a, b int32) int { return t.eventAt(a).Compare(t.eventAt(b)) })
+	return ev
+}
+
+// noteFirsts records each service's first error and first failure signal.
+func noteFirsts(t *Trace) {
+	for _, i := range t.events {
+		if s := &t.svcs[t.ents[i].svc]; s.firstError < 0 {
+			s.firstError = i
+		}
+	}
+	for _, i := range t.order {
+		e := &t.ents[i]
+		if e.failure == failSignal {
+			if s := &t.svcs[e.svc]; s.firstSignal < 0 {
+				s.firstSignal = i
+			}
+		}
+	}
+}
+
+// span returns the corrected start and end of the whole trace.
+func (t *Trace) span() (time.Time, time.Time) {
+	var from, to time.Time
+	for i := range t.ents {
+		a := t.at(int32(i))
+		b := t.rec(int32(i)).End().Add(t.ents[i].adj)
+		if from.IsZero() || a.Before(from) {
+			from = a
+		}
+		if b.After(to) {
+			to = b
+		}
+	}
+	return from, to
+}

@@ -1,0 +1,109 @@
+package correlate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// findSuspect follows the origin's pointer to the service that most likely
+// caused the failure: while the current error points at a callee (through
+// the span tree, an attribute or its text) and that callee logged an error,
+// move to the callee's first error. It stops at the deepest failing service
+// with no failing dependency of its own, at a callee that logged only
+// failure signals (the suspect takes the signal's kind: a GC-bound callee
+// is resource-gc), or at a silent callee of a timeout, open breaker, full
+// bulkhead, exhausted retry or refused connection.
+func findSuspect(t *Trace) {
+	if t.origin < 0 {
+		return
+	}
+	cur := t.origin
+	visited := make([]bool, len(t.svcs))
+	var why []string
+	for {
+		visited[t.ents[cur].svc] = true
+		s, next := suspectStep(t, cur, &why)
+		if s != nil {
+			s.Reason = strings.Join(why, "; ")
+			t.res.Suspect = s
+			return
+		}
+		if visited[t.ents[next].svc] {
+			t.res.Suspect = ownSuspect(t, cur, &why)
+			return
+		}
+		cur = next
+	}
+}
+
+// suspectStep looks at one error: it either settles the suspect or returns
+// the callee's first error to continue with.
+func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
+	e := &t.ents[cur]
+	name := t.svcs[e.svc].name
+	tgt, via := pointer(t, cur)
+	if tgt == "" || tgt == name {
+		if e.class.PointsElsewhere() {
+			if s := signalSuspect(t, cur, why); s != nil {
+				return s, -1
+			}
+		}
+		return ownSuspect(t, cur, why), -1
+	}
+	ti := t.findService(tgt)
+	switch {
+	case ti >= 0 && t.svcs[ti].firstError >= 0:
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
+			name, e.class, tgt, via))
+		return nil, t.svcs[ti].firstError
+	case ti >= 0 && t.svcs[ti].firstSignal >= 0:
+		sig := t.svcs[ti].firstSignal
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals: %s",
+			name, e.class, tgt, via, t.ents[sig].class, clip(messageOf(t.rec(sig)), 120)))
+		return &Suspect{Service: tgt, Kind: t.ents[sig].class}, -1
+	case e.class.PointsElsewhere() || e.class == schema.KindTransient:
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
+			name, e.class, tgt, via, silence(ti)))
+		return &Suspect{Service: tgt, Kind: e.class}, -1
+	}
+	return ownSuspect(t, cur, why), -1
+}
+
+func silence(ti int32) string {
+	if ti < 0 {
+		return "left no records in this trace"
+	}
+	return "logged no error"
+}
+
+// ownSuspect settles on the service of the current error itself.
+func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
+	e := &t.ents[cur]
+	name := t.svcs[e.svc].name
+	*why = append(*why, fmt.Sprintf("%s failed on its own (%s) with no failing dependency: %s",
+		name, e.class, clip(messageOf(t.rec(cur)), 120)))
+	return &Suspect{Service: name, Kind: e.class}
+}
+
+// signalSuspect is the fallback for a symptom that names no callee: another
+// service that signalled a failure (a GC pause, pool waits) before it.
+func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
+	own := t.ents[cur].svc
+	at := t.eventAt(cur)
+	for _, i := range t.order {
+		e := &t.ents[i]
+		if t.at(i).After(at) {
+			break
+		}
+		if e.failure == failSignal && e.svc != own {
+			name := t.svcs[own].name
+			other := t.svcs[e.svc].name
+			*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s signalled %s before it: %s",
+				name, t.ents[cur].class, other, e.class, clip(messageOf(t.rec(i)), 120)))
+			return &Suspect{Service: other, Kind: e.class}
+		}
+	}
+	return nil
+}

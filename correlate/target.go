@@ -1,0 +1,256 @@
+package correlate
+
+import (
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// How a failure's target was found, as reasons quote it.
+const (
+	viaSpanTree  = "span tree"
+	viaAttribute = "attribute"
+	viaText      = "message"
+)
+
+// hintFromAttrs names the callee a record's attributes point at:
+// peer.service, server.address, net.peer.name, or the host of url.full /
+// http.url. "" when none.
+func hintFromAttrs(r *schema.Record) string {
+	if len(r.Attrs) == 0 {
+		return ""
+	}
+	for _, k := range [...]string{schema.AttrPeerService, "server.address", "net.peer.name"} {
+		if v := r.Attrs[k]; v != "" {
+			return strings.ToLower(v)
+		}
+	}
+	for _, k := range [...]string{"url.full", "http.url"} {
+		if v := r.Attrs[k]; v != "" {
+			if h := hostAfterScheme(strings.ToLower(v)); h != "" {
+				return h
+			}
+		}
+	}
+	return ""
+}
+
+// hintFromText names the callee a message points at: the host of a URL,
+// or the token after "calling", "call to", "No instances available for",
+// a breaker's or bulkhead's name, ... "" when none. The result is
+// lowercase.
+func hintFromText(l lowered) string {
+	// Markers that introduce the callee's name, most specific first.
+	for _, m := range [...]string{
+		"no instances available for ", "circuitbreaker '", "circuit breaker '",
+		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
+		"bulkhead '", "bulkhead \"", "calling ", "call to ", "request to ", "requesting ",
+		"connect to ", "connecting to ", "connection to ", "invoking ", "upstream ",
+	} {
+		i := l.index(m)
+		if i < 0 {
+			continue
+		}
+		rest := l[i+len(m):]
+		if h := hostAfterScheme(string(rest[:min(len(rest), 200)])); h != "" && urlNear(rest) {
+			return h
+		}
+		if tok := nameToken(rest); tok != "" {
+			return tok
+		}
+	}
+	if i := l.index("://"); i >= 0 {
+		return hostAfterScheme(string(l[i:min(len(l), i+200)]))
+	}
+	return ""
+}
+
+// urlNear reports whether a URL starts within the first bytes of b
+// ("calling http://payment:8080/..." names the URL's host).
+func urlNear(b lowered) bool {
+	i := b.index("://")
+	return i >= 0 && i < 12
+}
+
+// hostAfterScheme returns the host of the first URL in s ("" when none).
+func hostAfterScheme(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return ""
+	}
+	h := s[i+3:]
+	if at := strings.IndexByte(h, '@'); at >= 0 && at < strings.IndexAny(h+"/", "/") {
+		h = h[at+1:]
+	}
+	end := strings.IndexAny(h, ":/?#\"' ,;)]>\n")
+	if end >= 0 {
+		h = h[:end]
+	}
+	return h
+}
+
+// nameToken reads a service-like name: letters, digits, '.', '-', '_'.
+// Common words that are not names give "".
+func nameToken(b lowered) string {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\'' || b[i] == '"' || b[i] == '[' || b[i] == '(') {
+		i++
+	}
+	j := i
+	for j < len(b) && (isLetter(b[j]) || isDigit(b[j]) || b[j] == '.' || b[j] == '-' || b[j] == '_') {
+		j++
+	}
+	tok := strings.TrimRight(string(b[i:j]), ".-_")
+	if len(tok) < 2 || isStopword(tok) {
+		return ""
+	}
+	return tok
+}
+
+func isStopword(s string) bool {
+	switch s {
+	case "the", "a", "an", "remote", "server", "service", "backend", "upstream", "downstream",
+		"dependency", "api", "endpoint", "host", "external", "database", "db", "it", "this",
+		"that", "method", "function", "failed", "with", "for", "from", "to", "is", "was":
+		return true
+	}
+	return false
+}
+
+// resolveHint maps a hinted name onto a service of the trace: the same
+// name in any case, the same letters and digits ("paymentService" and
+// "payment-service"), the first label of a DNS name, or a pod name that
+// starts with the service's name. A hint that matches no service is kept
+// as given: an external dependency such as a third-party API.
+func resolveHint(t *Trace, hint string) string {
+	if hint == "" {
+		return ""
+	}
+	label := hint
+	if i := strings.IndexByte(hint, '.'); i > 0 && !isIPv4(hint) {
+		label = hint[:i]
+	}
+	nh, nl := alnum(hint), alnum(label)
+	best := ""
+	for i := range t.svcs {
+		name := t.svcs[i].name
+		ns := alnum(name)
+		switch {
+		case strings.EqualFold(name, hint), strings.EqualFold(name, label):
+			return name
+		case ns != "" && (ns == nh || ns == nl):
+			return name
+		case len(ns) >= 4 && (strings.HasPrefix(nl, ns) || strings.HasPrefix(ns, nl) && len(nl) >= 4):
+			if len(name) > len(best) {
+				best = name
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return hint
+}
+
+// alnum lowercases s and drops everything but letters and digits.
+func alnum(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		case 'a' <= c && c <= 'z', isDigit(c):
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isIPv4(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '.':
+			dots++
+		case !isDigit(s[i]):
+			return false
+		}
+	}
+	return dots == 3
+}
+
+// pointer finds the service an entry's failure points at and how:
+// the callee of the failing call in the span tree (a child span on
+// another service, preferring the one the record names, then one that
+// failed, then the slowest), else the callee its attributes or text name.
+// "" when nothing points anywhere.
+func pointer(t *Trace, e int32) (string, string) {
+	ent := &t.ents[e]
+	if c := calleeNode(t, e); c >= 0 {
+		return t.svcs[t.nodes[c].svc].name, viaSpanTree
+	}
+	if ent.target != "" {
+		return ent.target, ent.via
+	}
+	return "", ""
+}
+
+// calleeNode picks the span-tree callee of an entry's failure: among the
+// nearest descendants of its span on another service, the one the record's
+// hint names, else one with an error, else one with a failure signal,
+// else the longest. -1 when its span has no such descendant.
+func calleeNode(t *Trace, e int32) int32 {
+	n := t.ents[e].node
+	if n < 0 {
+		return -1
+	}
+	own := t.ents[e].svc
+	best, bestScore := int32(-1), -1.0
+	var walk func(int32)
+	walk = func(p int32) {
+		for c := t.nodes[p].first; c >= 0; c = t.nodes[c].next {
+			cn := &t.nodes[c]
+			if cn.svc == own {
+				walk(c)
+				continue
+			}
+			if s := calleeScore(t, e, c); s > bestScore {
+				best, bestScore = c, s
+			}
+		}
+	}
+	walk(n)
+	return best
+}
+
+// calleeScore ranks a candidate callee node: named by the hint, then
+// failed, then signalled, then by duration (in seconds, below 1e6).
+func calleeScore(t *Trace, e, c int32) float64 {
+	cn := &t.nodes[c]
+	s := cn.end.Sub(cn.start).Seconds()
+	s = min(s, 1e5)
+	if t.ents[e].target != "" && t.svcs[cn.svc].name == t.ents[e].target {
+		s += 4e6
+	}
+	if subtreeFails(t, c) {
+		s += 2e6
+	} else if cn.signal {
+		s += 1e6
+	}
+	return s
+}
+
+// subtreeFails reports whether a node or any descendant carries an error.
+func subtreeFails(t *Trace, n int32) bool {
+	if t.nodes[n].failed {
+		return true
+	}
+	for c := t.nodes[n].first; c >= 0; c = t.nodes[c].next {
+		if subtreeFails(t, c) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,66 @@
+package patterns
+
+import "strings"
+
+// isCalendar reports whether w is an English month or weekday name, or a
+// common time-zone abbreviation: the words of a written-out timestamp.
+func isCalendar(w string) bool {
+	switch strings.ToLower(strings.TrimRight(w, ",.")) {
+	case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+		"january", "february", "march", "april", "june", "july", "august", "september",
+		"october", "november", "december",
+		"mon", "tue", "wed", "thu", "fri", "sat", "sun",
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+		"utc", "gmt", "z", "pst", "pdt", "mst", "mdt", "cst", "cdt", "est", "edt", "cet", "cest", "bst", "ist", "jst":
+		return true
+	}
+	return false
+}
+
+// dateAround reports whether a calendar word sits in a timestamp: the
+// masked output before it ends in <*>, or the next word starts with a digit
+// or is itself a calendar word.
+func dateAround(before []byte, rest string) bool {
+	if n := len(before); n >= len(Wildcard)+1 && string(before[n-1-len(Wildcard):n-1]) == Wildcard {
+		return true
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if rest == "" {
+		return false
+	}
+	if rest[0] >= '0' && rest[0] <= '9' {
+		return true
+	}
+	next := rest
+	if k := strings.IndexAny(rest, " \t"); k >= 0 {
+		next = rest[:k]
+	}
+	return isCalendar(next)
+}
+
+// isHexID reports whether w is groups of hex digits joined by single ':',
+// '-' or '.', with at least one digit and two separators: MAC and IPv6
+// addresses, UUIDs, times. Its letter-only groups are ids too, so the word
+// is one variable.
+func isHexID(w string) bool {
+	digits, seps := 0, 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ':' || c == '-' || c == '.':
+			if i == 0 || i == len(w)-1 || !isHexChar(w[i-1]) {
+				return false
+			}
+			seps++
+		case !isHexLetter(c):
+			return false
+		}
+	}
+	return digits > 0 && seps >= 2
+}
+
+func isHexChar(c byte) bool {
+	return (c >= '0' && c <= '9') || isHexLetter(c)
+}

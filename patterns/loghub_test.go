@@ -1,0 +1,185 @@
+package patterns
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// loghubSystems are the ten systems of loghub-2k.
+var loghubSystems = []string{"Apache", "BGL", "HDFS", "HPC", "Hadoop", "HealthApp", "Linux", "OpenSSH", "OpenStack", "Zookeeper"}
+
+// minAverageGA is the average Grouping Accuracy the miner must reach.
+const minAverageGA = 0.90
+
+// datasetDir walks up from the package directory to the first
+// shared/datasets/NAME beside it, or skips the test.
+func datasetDir(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "datasets", name)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Skipf("dataset %s not found in shared/datasets above the package; skipping the dataset-driven test", name)
+		}
+		dir = up
+	}
+}
+
+// labelled is one log message with its true template.
+type labelled struct{ content, truth string }
+
+// readLoghub reads Content and EventTemplate of X_2k.log_structured_corrected.csv.
+func readLoghub(dir, system string) ([]labelled, error) {
+	f, err := os.Open(filepath.Join(dir, system, system+"_2k.log_structured_corrected.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read header of %s: %w", system, err)
+	}
+	ci, ti := slices.Index(head, "Content"), slices.Index(head, "EventTemplate")
+	if ci < 0 || ti < 0 {
+		return nil, fmt.Errorf("no Content/EventTemplate columns in %s", system)
+	}
+	var out []labelled
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", system, err)
+		}
+		out = append(out, labelled{rec[ci], rec[ti]})
+	}
+}
+
+// mineAll adds every message and returns each message's final template.
+func mineAll(lines []labelled) []Template {
+	m := NewMiner(Config{})
+	ids := make([]string, len(lines))
+	for i, l := range lines {
+		ids[i] = m.Add(l.content)
+	}
+	m.Templates()
+	out := make([]Template, len(lines))
+	for i, id := range ids {
+		out[i], _ = m.Lookup(id)
+	}
+	return out
+}
+
+// groupingAccuracy is the share of lines whose predicted group holds
+// exactly the lines that share its true template.
+func groupingAccuracy(lines []labelled, pred []Template) float64 {
+	truthSize := map[string]int{}
+	for _, l := range lines {
+		truthSize[l.truth]++
+	}
+	members := map[string][]int{}
+	for i, p := range pred {
+		members[p.ID] = append(members[p.ID], i)
+	}
+	right := 0
+	for _, idx := range members {
+		t := lines[idx[0]].truth
+		ok := truthSize[t] == len(idx)
+		for _, i := range idx {
+			ok = ok && lines[i].truth == t
+		}
+		if ok {
+			right += len(idx)
+		}
+	}
+	return float64(right) / float64(len(lines))
+}
+
+func TestLoghubGroupingAccuracy(t *testing.T) {
+	dir := datasetDir(t, "loghub-2k")
+	sum := 0.0
+	for _, sys := range loghubSystems {
+		lines, err := readLoghub(dir, sys)
+		if err != nil {
+			t.Fatalf("cannot read loghub system %q: %v", sys, err)
+		}
+		pred := mineAll(lines)
+		ga := groupingAccuracy(lines, pred)
+		sum += ga
+		t.Logf("%-10s GA %.3f  (%d lines, %d templates)", sys, ga, len(lines), countDistinct(pred))
+		if os.Getenv("PATTERNS_DEBUG") == sys {
+			t.Log(explainErrors(lines, pred))
+		}
+	}
+	avg := sum / float64(len(loghubSystems))
+	t.Logf("average GA %.3f", avg)
+	if avg < minAverageGA {
+		t.Errorf("average grouping accuracy %.3f, want at least %.2f", avg, minAverageGA)
+	}
+}
+
+func countDistinct(pred []Template) int {
+	seen := map[string]bool{}
+	for _, p := range pred {
+		seen[p.ID] = true
+	}
+	return len(seen)
+}
+
+// explainErrors lists each true template that was not recovered exactly,
+// with the predicted templates its lines went to.
+func explainErrors(lines []labelled, pred []Template) string {
+	byTruth := map[string]map[string]int{}
+	predSize := map[string]int{}
+	for i, l := range lines {
+		if byTruth[l.truth] == nil {
+			byTruth[l.truth] = map[string]int{}
+		}
+		byTruth[l.truth][pred[i].Template]++
+		predSize[pred[i].Template]++
+	}
+	var b strings.Builder
+	for _, truth := range slices.Sorted(mapsKeys(byTruth)) {
+		ps := byTruth[truth]
+		if len(ps) == 1 {
+			for p, n := range ps {
+				if predSize[p] == n {
+					continue
+				}
+				fmt.Fprintf(&b, "\nTRUTH %q (%d) merged into %q (%d)", truth, n, p, predSize[p])
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "\nTRUTH %q split:", truth)
+		for p, n := range ps {
+			fmt.Fprintf(&b, "\n    %4d %q", n, p)
+		}
+	}
+	return b.String()
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

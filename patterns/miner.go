@@ -1,0 +1,231 @@
+package patterns
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Config tunes a Miner. The zero value takes the defaults.
+type Config struct {
+	// SimThreshold is the share of a message's tokens that must agree with
+	// a group's template for the message to join the group (0 < x ≤ 1).
+	// Default DefaultSimThreshold.
+	SimThreshold float64
+	// MaxVariants is the most distinct words a position may take across a
+	// group and still be read as part of the event (VM Paused / Resumed /
+	// Started) rather than a variable (user names). Default
+	// DefaultMaxVariants; negative means never split.
+	MaxVariants int
+	// Masked says that messages given to Add are already masked (for
+	// example the Template stored with each record), so Add skips Mask.
+	Masked bool
+}
+
+// Defaults of a zero Config.
+const (
+	DefaultSimThreshold = 0.5
+	DefaultMaxVariants  = 4
+)
+
+// Template is one group of messages: its id (derived from the template
+// text alone, so the same text gives the same id in every process), the
+// template with <*> for variable parts, and how many messages it holds.
+type Template struct {
+	ID       string `json:"id"`
+	Template string `json:"template"`
+	Count    int    `json:"count"`
+}
+
+// TemplateID is the id of a template text: sixteen lowercase hex characters.
+func TemplateID(template string) string {
+	return string(SignatureOf("", template))
+}
+
+// Miner groups messages into templates online. It is not safe for
+// concurrent use. Its result depends only on the order of the messages.
+//
+// Each distinct masked message is a leaf; Add routes a new leaf at once to
+// the most similar coarse group (Drain's step), and the final templates are
+// drawn from the coarse groups when asked for (see refine), so every id Add
+// returned keeps resolving through Lookup. Memory grows with the number of
+// distinct masked messages, not with the number of messages.
+type Miner struct {
+	cfg     Config
+	leaves  map[string]*leaf
+	buckets map[string][]*coarse
+	groups  []*coarse
+	final   map[string]*Template // by id, valid when !dirty
+	dirty   bool
+}
+
+// leaf is one distinct masked message.
+type leaf struct {
+	id     string
+	tokens []string
+	count  int
+	group  *coarse
+	final  *Template
+}
+
+// coarse is a group as Drain would build it: a template generalised over
+// its leaves, in the order they arrived.
+type coarse struct {
+	tokens []string
+	leaves []*leaf
+}
+
+// NewMiner returns an empty miner.
+func NewMiner(cfg Config) *Miner {
+	if cfg.SimThreshold <= 0 || cfg.SimThreshold > 1 {
+		cfg.SimThreshold = DefaultSimThreshold
+	}
+	if cfg.MaxVariants == 0 {
+		cfg.MaxVariants = DefaultMaxVariants
+	}
+	return &Miner{cfg: cfg, leaves: map[string]*leaf{}, buckets: map[string][]*coarse{}}
+}
+
+// Add puts one message into the miner and returns its id: the template id
+// of the masked message itself. Lookup resolves it to the final template of
+// the group the message ends in. An empty message gets the template "".
+func (m *Miner) Add(msg string) string {
+	return m.AddCount(msg, 1)
+}
+
+// AddCount adds n identical messages at once (n < 1 counts as 1), for
+// callers that already hold counted templates.
+func (m *Miner) AddCount(msg string, n int) string {
+	if n < 1 {
+		n = 1
+	}
+	if !m.cfg.Masked {
+		msg = mask(msg, true)
+	}
+	m.dirty = true
+	if l, ok := m.leaves[msg]; ok {
+		l.count += n
+		return l.id
+	}
+	tokens := collapseWildcards(strings.Fields(msg))
+	text := strings.Join(tokens, " ")
+	l := &leaf{id: TemplateID(text), tokens: tokens, count: n}
+	m.leaves[msg] = l
+	if text != msg {
+		m.leaves[text] = l
+	}
+	m.route(l)
+	return l.id
+}
+
+// route puts a new leaf into the most similar coarse group of its bucket,
+// or into a new one.
+func (m *Miner) route(l *leaf) {
+	key := bucketKey(l.tokens)
+	g := m.best(m.buckets[key], l.tokens)
+	if g == nil {
+		g = &coarse{tokens: slices.Clone(l.tokens)}
+		m.groups = append(m.groups, g)
+		m.buckets[key] = append(m.buckets[key], g)
+	} else {
+		generalise(g.tokens, l.tokens)
+	}
+	g.leaves = append(g.leaves, l)
+	l.group = g
+}
+
+// bucketKey routes a message by its token count and first token.
+func bucketKey(tokens []string) string {
+	if len(tokens) == 0 {
+		return "0"
+	}
+	return strconv.Itoa(len(tokens)) + " " + tokens[0]
+}
+
+// best returns the group of the bucket most similar to tokens, or nil when
+// none reaches the threshold. Ties go to the older group.
+func (m *Miner) best(bucket []*coarse, tokens []string) *coarse {
+	var best *coarse
+	bestSim := -1.0
+	for _, g := range bucket {
+		if sim := similarity(g.tokens, tokens); sim > bestSim {
+			best, bestSim = g, sim
+		}
+	}
+	if best == nil || bestSim < m.cfg.SimThreshold {
+		return nil
+	}
+	return best
+}
+
+// similarity is the share of positions where template and message agree: the
+// same constant, or a wildcard in both.
+func similarity(tmpl, tokens []string) float64 {
+	if len(tokens) == 0 {
+		return 1
+	}
+	same := 0
+	for i, t := range tmpl {
+		if t == tokens[i] {
+			same++
+		}
+	}
+	return float64(same) / float64(len(tokens))
+}
+
+// generalise turns the positions of tmpl that differ from tokens into
+// wildcards and reports whether tmpl changed.
+func generalise(tmpl, tokens []string) bool {
+	changed := false
+	for i, t := range tmpl {
+		if t != Wildcard && t != tokens[i] {
+			tmpl[i] = Wildcard
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Lookup resolves an id returned by Add, or the id of a final template, to
+// the final template; ok is false for an id this miner never gave out.
+func (m *Miner) Lookup(id string) (Template, bool) {
+	m.compact()
+	if t, ok := m.final[id]; ok {
+		return *t, true
+	}
+	return Template{}, false
+}
+
+// Templates returns the final templates, most messages first, ties by id.
+// Empty when nothing was added.
+func (m *Miner) Templates() []Template {
+	m.compact()
+	out := make([]Template, 0, len(m.final))
+	seen := make(map[*Template]bool, len(m.final))
+	for _, t := range m.final {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, *t)
+		}
+	}
+	slices.SortFunc(out, func(a, b Template) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// collapseWildcards folds runs of bare <*> tokens into one, in place, so
+// that lists of variable length ("delete <*> <*> <*>") share a template.
+func collapseWildcards(tokens []string) []string {
+	out := tokens[:0]
+	for i, t := range tokens {
+		if t == Wildcard && i > 0 && tokens[i-1] == Wildcard {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package rootcause
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/schema"
+)
+
+// Defaults of Options.
+const (
+	DefaultBaseline = time.Hour
+	DefaultTop      = 10
+	// DefaultRecordLimit caps the records read for the window and, again,
+	// for the baseline.
+	DefaultRecordLimit = 5_000_000
+	// DefaultBuckets is how many buckets the error timeline per service has.
+	DefaultBuckets = 30
+)
+
+// ErrNoData is returned when the window holds no records at all.
+var ErrNoData = errors.New("no records in the window")
+
+// ErrBadWindow is returned for a window whose end is not after its start.
+var ErrBadWindow = errors.New("the window's end must be after its start")
+
+// Query selects the incident: the window [From, To), and optionally the
+// service an alert named (candidates are then limited to that service and
+// what it depends on, when the call graph is known).
+type Query struct {
+	From, To time.Time
+	Service  string
+	Top      int
+}
+
+// Options tune the analysis; the zero value is the default everywhere.
+type Options struct {
+	// Baseline is how long a period before the window is the baseline; 0
+	// means DefaultBaseline. The baseline shrinks to what the store holds.
+	Baseline time.Duration
+	// Limit caps the records read per period; 0 means DefaultRecordLimit.
+	Limit int
+	// Buckets is the resolution of the per-service error timeline.
+	Buckets int
+	// Correlate tunes the per-trace analysis.
+	Correlate correlate.Options
+}
+
+func (o Options) withDefaults() Options {
+	if o.Baseline <= 0 {
+		o.Baseline = DefaultBaseline
+	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultRecordLimit
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = DefaultBuckets
+	}
+	o.Correlate.SkipTimeline = true
+	return o
+}
+
+// Analyze reads the window and its baseline from st and ranks the
+// root-cause candidates. An empty window is ErrNoData.
+func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, error) {
+	if !q.To.After(q.From) {
+		return nil, ErrBadWindow
+	}
+	opt = opt.withDefaults()
+	win, err := readPeriod(ctx, st, q.From, q.To, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(win) == 0 {
+		return nil, ErrNoData
+	}
+	baseFrom := q.From.Add(-opt.Baseline)
+	if first, _, err := st.Bounds(ctx); err == nil && !first.IsZero() && first.After(baseFrom) {
+		baseFrom = first
+	}
+	var base []schema.Record
+	if baseFrom.Before(q.From) {
+		if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
+			return nil, err
+		}
+	}
+	return AnalyzeRecords(win, base, q, Window{From: baseFrom, To: q.From}, opt), nil
+}
+
+func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) ([]schema.Record, error) {
+	var out []schema.Record
+	for r, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: opt.Limit}) {
+		if err != nil {
+			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
+				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AnalyzeRecords ranks the candidates of window given the records of the
+// window and of the baseline period before it (either may be empty). It is
+// pure and deterministic: the same records give the same report.
+func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
+	opt = opt.withDefaults()
+	w := newPeriod(q.From, q.To)
+	for i := range window {
+		w.add(&window[i], opt.Buckets)
+	}
+	b := newPeriod(baseWin.From, baseWin.To)
+	for i := range baseline {
+		b.add(&baseline[i], 0)
+	}
+	eachTrace(baseline, b.addSelfTimes)
+	tr := analyzeTraces(window, w, b, opt)
+	rep := &Report{
+		Window:       Window{From: q.From, To: q.To},
+		Traces:       tr.traces,
+		FailedTraces: tr.failed,
+	}
+	if len(baseline) > 0 {
+		rep.Baseline = &baseWin
+	} else {
+		rep.Warnings = append(rep.Warnings, "no baseline before the window: novelty and latency changes cannot be judged")
+	}
+	in := &inputs{win: w, base: b, traces: tr, q: q}
+	cands := rank(in)
+	top := q.Top
+	if top <= 0 {
+		top = DefaultTop
+	}
+	if len(cands) > top {
+		cands = cands[:top]
+	}
+	rep.Candidates = cands
+	rep.Services = summarize(w, cands, tr, opt.Buckets)
+	rep.Edges = tr.edgeList()
+	return rep
+}

@@ -1,0 +1,180 @@
+package rootcause
+
+import (
+	"slices"
+	"time"
+
+	"github.com/faultline/faultline/patterns"
+	"github.com/faultline/faultline/schema"
+)
+
+// period is the profile of every service over one period (the window or
+// the baseline): what it logged, how often, and how long its spans took.
+type period struct {
+	from, to time.Time
+	services map[string]*serviceProfile
+	records  int
+	sigs     map[string]map[schema.Signature]*templateStat // built on first use
+}
+
+// bySignature finds a service's template by its signature.
+func (p *period) bySignature(svc string, sig schema.Signature) *templateStat {
+	if p.sigs == nil {
+		p.sigs = map[string]map[schema.Signature]*templateStat{}
+		for name, sp := range p.services {
+			m := make(map[schema.Signature]*templateStat, len(sp.templates))
+			for _, ts := range sp.templates {
+				m[ts.signature] = ts
+			}
+			p.sigs[name] = m
+		}
+	}
+	return p.sigs[svc][sig]
+}
+
+// serviceProfile is one service's behaviour over a period.
+type serviceProfile struct {
+	name      string
+	records   int
+	errors    int
+	warns     int
+	firstErr  time.Time
+	templates map[string]*templateStat
+	// selfNs holds the self time (duration less children) of its spans, ns.
+	selfNs   []float64
+	versions map[string]time.Time // service.version -> first seen
+	buckets  []int                // errors per bucket (window only)
+}
+
+// templateStat counts one log template of one service.
+type templateStat struct {
+	template  string
+	count     int
+	errors    int // records at ERROR or above
+	warns     int
+	first     time.Time
+	sample    string
+	signature schema.Signature
+}
+
+func newPeriod(from, to time.Time) *period {
+	return &period{from: from, to: to, services: map[string]*serviceProfile{}}
+}
+
+func (p *period) minutes() float64 {
+	m := p.to.Sub(p.from).Minutes()
+	if m < 1.0/60 {
+		return 1.0 / 60
+	}
+	return m
+}
+
+func (p *period) service(name string) *serviceProfile {
+	sp := p.services[name]
+	if sp == nil {
+		sp = &serviceProfile{name: name, templates: map[string]*templateStat{}, versions: map[string]time.Time{}}
+		p.services[name] = sp
+	}
+	return sp
+}
+
+// add accounts one record; spans' self time is added separately, per trace.
+func (p *period) add(r *schema.Record, buckets int) {
+	p.records++
+	if r.Service == "" {
+		return
+	}
+	sp := p.service(r.Service)
+	sp.records++
+	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
+		if _, ok := sp.versions[v]; !ok {
+			sp.versions[v] = r.Time
+		}
+	}
+	isErr := r.IsError()
+	if isErr {
+		sp.errors++
+		if sp.firstErr.IsZero() || r.Time.Before(sp.firstErr) {
+			sp.firstErr = r.Time
+		}
+		if buckets > 0 {
+			sp.bucket(p, r.Time, buckets)
+		}
+	} else if r.Type == schema.TypeLog && r.Severity >= schema.SeverityWarn {
+		sp.warns++
+	}
+	if r.Type != schema.TypeLog && !isErr {
+		return
+	}
+	tmpl := templateOf(r)
+	ts := sp.templates[tmpl]
+	if ts == nil {
+		ts = &templateStat{template: tmpl, first: r.Time, sample: r.Body, signature: r.Signature}
+		if ts.signature == "" {
+			ts.signature = patterns.SignatureOf(r.Service, tmpl)
+		}
+		sp.templates[tmpl] = ts
+	}
+	ts.count++
+	if isErr {
+		ts.errors++
+	} else if r.Severity >= schema.SeverityWarn {
+		ts.warns++
+	}
+}
+
+func (sp *serviceProfile) bucket(p *period, t time.Time, n int) {
+	if sp.buckets == nil {
+		sp.buckets = make([]int, n)
+	}
+	i := int(float64(n) * float64(t.Sub(p.from)) / float64(p.to.Sub(p.from)))
+	sp.buckets[min(max(i, 0), n-1)]++
+}
+
+// templateOf is the record's template: the masked body computed at ingest,
+// or computed here for records that came without one (plain ClickHouse
+// tables, spans with an error message).
+func templateOf(r *schema.Record) string {
+	if r.Template != "" {
+		return r.Template
+	}
+	if r.Body != "" {
+		return patterns.Mask(r.Body)
+	}
+	return r.Name
+}
+
+// addSelfTimes computes each span's self time in one trace's records and
+// adds it to its service.
+func (p *period) addSelfTimes(recs []schema.Record) {
+	var child map[schema.SpanID]time.Duration
+	for i := range recs {
+		r := &recs[i]
+		if r.Type == schema.TypeSpan && r.ParentSpanID != "" {
+			if child == nil {
+				child = map[schema.SpanID]time.Duration{}
+			}
+			child[r.ParentSpanID] += r.Duration
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.Service == "" {
+			continue
+		}
+		self := max(r.Duration-child[r.SpanID], 0)
+		sp := p.service(r.Service)
+		sp.selfNs = append(sp.selfNs, float64(self))
+	}
+}
+
+// quantile of xs (sorted in place), or 0 when empty.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	if !slices.IsSorted(xs) {
+		slices.Sort(xs)
+	}
+	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
+}

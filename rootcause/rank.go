@@ -1,0 +1,272 @@
+package rootcause
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// rank scores every service seen in the window and returns the candidates,
+// best first. Services with no signal at all are left out.
+func rank(in *inputs) []Candidate {
+	names := map[string]bool{}
+	for n := range in.win.services {
+		names[n] = true
+	}
+	for n := range in.traces.services {
+		names[n] = true
+	}
+	var all []*scored
+	for _, n := range sortedKeys(names) {
+		s := &scored{service: n}
+		for _, sc := range scorers() {
+			sc.fn(in, s)
+		}
+		if sv := in.traces.services[n]; sv != nil && sv.suspectRaw > 0 {
+			s.note(sv.first)
+		}
+		if len(s.signals) > 0 {
+			all = append(all, s)
+		}
+	}
+	scoreOnset(all)
+	scoreDownstream(in, all)
+	if in.q.Service != "" {
+		all = scope(in, all)
+	}
+	slices.SortStableFunc(all, func(a, b *scored) int {
+		return cmp.Or(cmp.Compare(b.score(), a.score()), a.onset.Compare(b.onset), cmp.Compare(a.service, b.service))
+	})
+	out := make([]Candidate, 0, len(all))
+	for _, s := range all {
+		if s.score() <= 0 {
+			continue
+		}
+		c := candidate(in, s)
+		c.Rank = len(out) + 1
+		out = append(out, c)
+	}
+	return out
+}
+
+// scoreOnset rewards the services whose anomaly began first.
+func scoreOnset(all []*scored) {
+	var onsets []time.Time
+	for _, s := range all {
+		if !s.onset.IsZero() {
+			onsets = append(onsets, s.onset)
+		}
+	}
+	if len(onsets) < 2 {
+		return
+	}
+	slices.SortFunc(onsets, time.Time.Compare)
+	first, last := onsets[0], onsets[len(onsets)-1]
+	span := last.Sub(first)
+	if span <= 0 {
+		return
+	}
+	for _, s := range all {
+		if s.onset.IsZero() {
+			continue
+		}
+		v := 1 - float64(s.onset.Sub(first))/float64(span)
+		if v <= 0 {
+			continue
+		}
+		reason := ""
+		if s.onset.Equal(first) {
+			reason = fmt.Sprintf("its anomaly began first, at %s", s.onset.UTC().Format("15:04:05.000"))
+		}
+		s.add("onset", wOnset*v, reason)
+	}
+}
+
+// scoreDownstream lowers a service that calls another anomalous service
+// whose anomaly began no later: the failure is deeper than it.
+func scoreDownstream(in *inputs, all []*scored) {
+	by := map[string]*scored{}
+	for _, s := range all {
+		by[s.service] = s
+	}
+	for _, s := range all {
+		var deeper []string
+		for _, c := range in.traces.callees(s.service) {
+			d := by[c]
+			if d == nil || !d.anomalous || d.score() < s.score()*0.25 {
+				continue
+			}
+			if s.onset.IsZero() || d.onset.IsZero() || !d.onset.After(s.onset.Add(time.Second)) {
+				deeper = append(deeper, c)
+			}
+		}
+		if len(deeper) > 0 {
+			s.add("downstream", wDownstream*min(1, float64(len(deeper))/2),
+				fmt.Sprintf("it calls %s, which failed too and no later: the cause is likely deeper", joinCut(deeper, 3)))
+		}
+	}
+}
+
+// scope keeps, for an alert on one service, that service and everything
+// it reaches: its callees in the call graph, transitively, and the services
+// its failing traces point at.
+func scope(in *inputs, all []*scored) []*scored {
+	reach := map[string]bool{in.q.Service: true}
+	queue := []string{in.q.Service}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		next := in.traces.callees(n)
+		for t, sv := range in.traces.services {
+			if sv.pointedBy[n] > 0 {
+				next = append(next, t)
+			}
+		}
+		for _, c := range next {
+			if !reach[c] {
+				reach[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	var out []*scored
+	for _, s := range all {
+		if reach[s.service] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// candidate turns a scored service into the report's candidate.
+func candidate(in *inputs, s *scored) Candidate {
+	sv := in.traces.services[s.service]
+	kind, sig, tmpl := describe(in, s, sv)
+	c := Candidate{
+		Service:   s.service,
+		Kind:      kind,
+		Signature: sig,
+		Template:  tmpl,
+		Score:     s.score(),
+		FirstSeen: s.onset,
+		Evidence:  s.evidence,
+		Signals:   s.signals,
+	}
+	if sv != nil {
+		c.Traces = sv.suspectRaw
+		c.PointedFrom = sortedKeys(sv.pointedBy)
+		c.EntryPoints = topKeys(sv.entries, 5)
+		c.ExampleTraces = examples(sv.examples, 3)
+		if c.FirstSeen.IsZero() {
+			c.FirstSeen = sv.first
+		}
+	}
+	c.ID = CandidateID(c.Service, c.Kind, c.Signature)
+	return c
+}
+
+// describe picks the candidate's kind and error signature: what its
+// failing traces say, else its newest error template, else what the
+// signals say (latency, log anomaly).
+func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Signature, string) {
+	kind := s.kind
+	if kind == "" && sv != nil && len(sv.kinds) > 0 {
+		kind = topKeys(sv.kinds, 1)[0]
+	}
+	var sig schema.Signature
+	var tmpl string
+	if w := in.win.services[s.service]; w != nil {
+		best := bestTemplate(w, in.base.services[s.service])
+		if best != nil {
+			sig, tmpl = best.signature, best.template
+		}
+	}
+	if kind == "" {
+		kind = schema.KindUnknown
+		for _, g := range s.signals {
+			switch g.Name {
+			case "latency":
+				kind = schema.KindLatency
+			case "pattern_shift":
+				if kind == schema.KindUnknown {
+					kind = schema.KindLogAnomaly
+				}
+			}
+		}
+	}
+	return kind, sig, tmpl
+}
+
+// bestTemplate is the service's most telling error template in the window:
+// new ones before old ones, then the most frequent.
+func bestTemplate(w, b *serviceProfile) *templateStat {
+	var best *templateStat
+	bestNew := false
+	for _, t := range sortedKeys(w.templates) {
+		ts := w.templates[t]
+		if ts.errors+ts.warns == 0 {
+			continue
+		}
+		isNew := b == nil || b.templates[t] == nil
+		if best == nil || (isNew && !bestNew) || (isNew == bestNew && ts.errors+ts.warns > best.errors+best.warns) {
+			best, bestNew = ts, isNew
+		}
+	}
+	return best
+}
+
+// CandidateID is the stable id of a candidate: the same service, kind and
+// signature give the same id in every run.
+func CandidateID(service string, kind schema.Kind, sig schema.Signature) string {
+	h := sha256.Sum256([]byte(service + "\x00" + string(kind) + "\x00" + string(sig)))
+	return "c-" + hex.EncodeToString(h[:6])
+}
+
+func examples(ex []example, n int) []schema.TraceID {
+	ex = slices.Clone(ex)
+	slices.SortFunc(ex, func(a, b example) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.id, b.id)) })
+	var out []schema.TraceID
+	for _, e := range ex {
+		if len(out) == n {
+			break
+		}
+		out = append(out, e.id)
+	}
+	return out
+}
+
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// topKeys is the n keys with the largest counts, ties by key.
+func topKeys[K cmp.Ordered](m map[K]int, n int) []K {
+	ks := sortedKeys(m)
+	slices.SortStableFunc(ks, func(a, b K) int { return cmp.Compare(m[b], m[a]) })
+	if len(ks) > n {
+		ks = ks[:n]
+	}
+	return ks
+}
+
+func joinCut(xs []string, n int) string {
+	if len(xs) > n {
+		return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+	}
+	return strings.Join(xs, ", ")
+}
+
+func quoteCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

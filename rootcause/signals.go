@@ -1,0 +1,247 @@
+package rootcause
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// inputs is everything the scorers read.
+type inputs struct {
+	win, base *period
+	traces    *traceVotes
+	q         Query
+}
+
+// scored is one service being scored: its signals and what names it.
+type scored struct {
+	service   string
+	signals   []Signal
+	evidence  []string
+	kind      schema.Kind
+	onset     time.Time
+	anomalous bool
+}
+
+func (s *scored) add(name string, v float64, reason string) {
+	if v == 0 {
+		return
+	}
+	s.signals = append(s.signals, Signal{Name: name, Value: round3(v), Reason: reason})
+	if reason != "" {
+		s.evidence = append(s.evidence, reason)
+	}
+}
+
+func (s *scored) score() float64 {
+	var t float64
+	for _, g := range s.signals {
+		t += g.Value
+	}
+	return round3(t)
+}
+
+// Weights of the named signals: the most a signal can add.
+const (
+	wTraceOrigin  = 4.0
+	wPointedAt    = 0.5
+	wNewErrors    = 1.5
+	wErrorRate    = 1.0
+	wPatternShift = 1.0
+	wLatency      = 1.5
+	wOnset        = 0.5
+	wDeploy       = 1.0
+	wDownstream   = -1.0
+)
+
+// scorer is one named signal.
+type scorer struct {
+	name string
+	fn   func(in *inputs, s *scored)
+}
+
+// scorers run in this order; each adds at most one signal.
+func scorers() []scorer {
+	return []scorer{
+		{"trace_origin", scoreTraceOrigin},
+		{"pointed_at", scorePointedAt},
+		{"new_errors", scoreNewErrors},
+		{"error_rate", scoreErrorRate},
+		{"pattern_shift", scorePatternShift},
+		{"latency", scoreLatency},
+		{"deploy", scoreDeploy},
+	}
+}
+
+func scoreTraceOrigin(in *inputs, s *scored) {
+	sv := in.traces.services[s.service]
+	if sv == nil || in.traces.failed == 0 || sv.suspect == 0 {
+		return
+	}
+	share := sv.suspect / float64(in.traces.failed)
+	reason := fmt.Sprintf("first error in %d of %d failing traces", sv.suspectRaw, in.traces.failed)
+	if sv.suspect < float64(sv.suspectRaw)*0.75 {
+		reason += " (discounted: the same errors occur in the baseline)"
+	}
+	s.add("trace_origin", wTraceOrigin*share, reason)
+}
+
+func scorePointedAt(in *inputs, s *scored) {
+	sv := in.traces.services[s.service]
+	if sv == nil || len(sv.pointedBy) == 0 {
+		return
+	}
+	callers := sortedKeys(sv.pointedBy)
+	n := 0
+	for _, c := range callers {
+		n += sv.pointedBy[c]
+	}
+	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2),
+		fmt.Sprintf("its callers' errors point at it (%s: %d traces)", joinCut(callers, 4), n))
+}
+
+func scoreNewErrors(in *inputs, s *scored) {
+	if in.base.records == 0 {
+		return
+	}
+	w := in.win.services[s.service]
+	if w == nil {
+		return
+	}
+	b := in.base.services[s.service]
+	var n, tmpls int
+	var first time.Time
+	for t, ts := range w.templates {
+		if ts.errors+ts.warns == 0 || (b != nil && b.templates[t] != nil) {
+			continue
+		}
+		n += ts.errors + ts.warns
+		tmpls++
+		if first.IsZero() || ts.first.Before(first) {
+			first = ts.first
+		}
+	}
+	if n == 0 {
+		return
+	}
+	s.note(first)
+	s.add("new_errors", wNewErrors*math.Min(1, float64(n)/5),
+		fmt.Sprintf("%d error/warning lines of %d signatures absent in the %s before", n, tmpls, in.baseLabel()))
+}
+
+func scoreErrorRate(in *inputs, s *scored) {
+	w := in.win.services[s.service]
+	if w == nil || w.errors == 0 {
+		return
+	}
+	rw := float64(w.errors) / in.win.minutes()
+	rb := 0.0
+	if b := in.base.services[s.service]; b != nil && in.base.records > 0 {
+		rb = float64(b.errors) / in.base.minutes()
+	}
+	ratio := (rw + 0.5) / (rb + 0.5)
+	if ratio < 2 {
+		return
+	}
+	s.note(w.firstErr)
+	s.add("error_rate", wErrorRate*math.Min(1, math.Log2(ratio)/5),
+		fmt.Sprintf("%.1f errors/min against %.1f/min in the %s before", rw, rb, in.baseLabel()))
+}
+
+func scorePatternShift(in *inputs, s *scored) {
+	w, b := in.win.services[s.service], in.base.services[s.service]
+	if w == nil || b == nil || in.base.records == 0 {
+		return
+	}
+	scale := in.win.minutes() / in.base.minutes()
+	var appeared, vanished int
+	for t, ts := range w.templates {
+		if b.templates[t] == nil && ts.count >= 3 && ts.errors == 0 {
+			appeared++
+		}
+	}
+	for t, ts := range b.templates {
+		if w.templates[t] == nil && float64(ts.count)*scale >= 5 {
+			vanished++
+		}
+	}
+	total := max(len(b.templates), 1)
+	frac := float64(appeared+vanished) / float64(total)
+	if appeared+vanished < 2 || frac < 0.1 {
+		return
+	}
+	s.add("pattern_shift", wPatternShift*math.Min(1, frac*2),
+		fmt.Sprintf("%d log patterns appeared and %d stopped, of %d it usually writes", appeared, vanished, total))
+}
+
+func scoreLatency(in *inputs, s *scored) {
+	w, b := in.win.services[s.service], in.base.services[s.service]
+	if w == nil || b == nil || len(w.selfNs) < 5 || len(b.selfNs) < 5 {
+		return
+	}
+	pw, pb := quantile(w.selfNs, 0.95), quantile(b.selfNs, 0.95)
+	ratio := (pw + 1e6) / (pb + 1e6) // 1 ms floor against noise of tiny spans
+	if ratio < 1.5 {
+		return
+	}
+	s.anomalous = true
+	s.add("latency", wLatency*math.Min(1, math.Log2(ratio)/3),
+		fmt.Sprintf("its p95 span self time went from %s to %s", fmtDur(pb), fmtDur(pw)))
+}
+
+func scoreDeploy(in *inputs, s *scored) {
+	w := in.win.services[s.service]
+	if w == nil || len(w.versions) == 0 {
+		return
+	}
+	var b *serviceProfile
+	if in.base.records > 0 {
+		b = in.base.services[s.service]
+	}
+	for _, v := range sortedKeys(w.versions) {
+		if b != nil && !b.versionsHas(v) && len(b.versions) > 0 {
+			s.kind = schema.KindBadDeploy
+			s.add("deploy", wDeploy, fmt.Sprintf("version %s first seen at %s; the baseline ran %s",
+				quoteCut(v, 40), w.versions[v].UTC().Format(time.TimeOnly), joinCut(sortedKeys(b.versions), 3)))
+			return
+		}
+	}
+}
+
+func (sp *serviceProfile) versionsHas(v string) bool { _, ok := sp.versions[v]; return ok }
+
+// note records a time at which the service's anomaly was visible.
+func (s *scored) note(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	s.anomalous = true
+	if s.onset.IsZero() || t.Before(s.onset) {
+		s.onset = t
+	}
+}
+
+func (in *inputs) baseLabel() string {
+	d := in.base.to.Sub(in.base.from).Round(time.Minute)
+	if d <= 0 {
+		return "baseline"
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m") + " baseline"
+}
+
+func fmtDur(ns float64) string {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	default:
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	}
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

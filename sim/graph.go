@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"time"
+)
+
+// role is what a node of the graph is.
+type role uint8
+
+const (
+	roleService  role = iota // a business service that logs
+	roleEntry                // an entry point (gateway, BFF) that logs
+	roleDatabase             // a database, seen only through its clients
+	roleCache                // a cache, seen only through its clients
+	roleQueue                // a message queue (topic), with one consumer service
+	roleExternal             // a third-party API, seen only through its callers
+)
+
+// stack is the runtime and framework family of a service: it decides the
+// wording of its messages and which log formats it may use.
+type stack uint8
+
+const (
+	stackGo stack = iota
+	stackJava
+	stackPython
+	stackNode
+)
+
+// graph is the topology of one simulated system.
+type graph struct {
+	nodes   []*node // every node, in creation order
+	entries []*node
+	queue   *node // the queue, whose consumer is queue.consumer
+	ids64   bool  // trace ids are 64-bit (a Datadog-era system)
+}
+
+// node is one service or resource of the graph.
+type node struct {
+	name     string
+	role     role
+	level    int
+	stack    stack
+	format   format
+	viaLoki  bool // JSON or text lines shipped to Loki rather than to a file
+	gzipped  bool // its file is gzipped
+	traced   bool // it exports spans
+	noisy    bool // it logs ERROR all the time, fault or not
+	flavor   int  // picks the wording variant of its messages
+	versions [2]string
+	pods     []*pod
+	ops      []*op
+	deps     []*node // distinct nodes it calls
+	dbSystem string  // databases: postgresql, mysql, mongodb
+	poolName string  // services with a database: the pool's name in logs
+	consumer *op     // queues: the operation that consumes them
+	access   int     // 0 no access log, 1 INFO always, 2 level by status
+	app      string  // Java services: the application class name
+}
+
+// pod is one instance of a service, on a host with its own clock skew.
+type pod struct {
+	name, host, ip string
+	skew           time.Duration
+	deployAt       time.Time // when it switched to versions[1]; zero never
+	attrs          [2]map[string]string
+}
+
+// op is one operation a service serves and the calls it makes.
+type op struct {
+	owner    *node
+	method   string // HTTP method, "" for gRPC and consumers
+	route    string // HTTP route, gRPC method or "consume <queue>"
+	calls    []*edge
+	parallel bool // calls run concurrently (fan-out)
+	self     time.Duration
+	chatter  []string // INFO lines it writes
+}
+
+// edge is a call from an operation to a node, with its resilience policy.
+type edge struct {
+	from     *node
+	to       *node
+	toOp     *op // the callee's operation (services and queue consumers)
+	timeout  time.Duration
+	attempts int
+	backoff  time.Duration
+	jitter   bool
+	breaker  *breaker
+	bulkhead *bulkhead
+	fallback string // what the caller falls back to; "" none
+	client   string // the client's name in logs (class, breaker name)
+	policy   *edgePolicy
+}
+
+// edgePolicy is what all edges between two nodes share: one breaker, one bulkhead.
+type edgePolicy struct {
+	breaker  *breaker
+	bulkhead *bulkhead
+}
+
+// name of an operation as a span name.
+func (o *op) spanName() string {
+	if o.method == "" {
+		return o.route
+	}
+	return o.method + " " + o.route
+}
+
+// logs reports whether the node writes logs of its own.
+func (n *node) logs() bool { return n.role == roleService || n.role == roleEntry }
+
+// pickPod returns one of the node's pods.
+func (n *node) pickPod(r rng) *pod { return n.pods[r.IntN(len(n.pods))] }
+
+// version is the pod's version at true time t.
+func (p *pod) version(t time.Time) int {
+	if !p.deployAt.IsZero() && !t.Before(p.deployAt) {
+		return 1
+	}
+	return 0
+}
+
+// callers returns the edges into n.
+func (g *graph) callers(n *node) []*edge {
+	var out []*edge
+	for _, m := range g.nodes {
+		for _, o := range m.ops {
+			for _, e := range o.calls {
+				if e.to == n {
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// services returns the nodes that log, in creation order.
+func (g *graph) services() []*node {
+	var out []*node
+	for _, n := range g.nodes {
+		if n.logs() {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+// Package backend holds the vocabulary every store backend shares: the
+// Stats document and the sentinel errors. It is a leaf so that the store
+// package can open every backend while the backends return these types;
+// package store re-exports them.
+package backend
+
+import (
+	"errors"
+	"time"
+)
+
+// Sentinel errors a backend wraps; callers test them with errors.Is.
+var (
+	// ErrNoStore: a read-only open found no store at the location.
+	ErrNoStore = errors.New("there is no store there yet (ingest something first, or check --store and $FAULTLINE_STORE)")
+	// ErrReadOnly: a write was attempted on a store opened read-only.
+	ErrReadOnly = errors.New("store is opened read-only")
+	// ErrSchemaVersion: the store was written by another version of
+	// faultline and this one cannot use or upgrade it.
+	ErrSchemaVersion = errors.New("unsupported store schema version")
+	// ErrBadRecord: a record cannot be stored as it is (the whole batch is refused).
+	ErrBadRecord = errors.New("record cannot be stored")
+	// ErrBadDoc: a document kind or id is empty or too long.
+	ErrBadDoc = errors.New("bad document key")
+	// ErrClosed: the store was used after Close.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Stats describes a store for /healthz and the UI. Zero First and Last
+// mean the store holds no records.
+type Stats struct {
+	Backend  string    `json:"backend"`  // "sqlite", "clickhouse"
+	Location string    `json:"location"` // a path or a URL without credentials
+	ReadOnly bool      `json:"read_only"`
+	Records  int64     `json:"records"`
+	First    time.Time `json:"first,omitzero"`
+	Last     time.Time `json:"last,omitzero"`
+	// Bytes is the size on disk (database plus write-ahead log), when known.
+	Bytes int64 `json:"bytes,omitempty"`
+	// SchemaVersion is the backend's schema version of the stored data.
+	SchemaVersion int `json:"schema_version"`
+}

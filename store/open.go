@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/faultline/faultline/store/sqlite"
+)
+
+// DefaultPath is the embedded store used when neither --store nor
+// $FAULTLINE_STORE names one.
+const DefaultPath = "./faultline.db"
+
+// ErrUnsupported is returned for a store URL whose backend this binary
+// does not have.
+var ErrUnsupported = errors.New("unsupported store")
+
+// Options configure Open for every backend.
+type Options struct {
+	// ReadOnly opens an existing store for reading only.
+	ReadOnly bool
+	// Logger receives the backend's messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultURL is $FAULTLINE_STORE when set, else DefaultPath.
+func DefaultURL(getenv func(string) string) string {
+	if getenv != nil {
+		if v := strings.TrimSpace(getenv("FAULTLINE_STORE")); v != "" {
+			return v
+		}
+	}
+	return DefaultPath
+}
+
+// Open opens the store rawURL names: a plain path or a file: URL is the
+// embedded SQLite store (created when missing unless ReadOnly);
+// clickhouse://host:port/db?... is a ClickHouse server.
+// Errors read "cannot open store "URL": why" (a password in the URL is
+// masked).
+func Open(ctx context.Context, rawURL string, opts Options) (Store, error) {
+	switch scheme := splitScheme(rawURL); scheme {
+	case "":
+		return openSQLite(ctx, rawURL, opts)
+	case "file":
+		path, err := filePath(rawURL)
+		if err != nil {
+			return nil, openErr(rawURL, err)
+		}
+		return openSQLite(ctx, path, opts)
+	case "clickhouse":
+		return nil, openErr(rawURL, fmt.Errorf("%w: ClickHouse support is not built into this binary yet", ErrUnsupported))
+	default:
+		return nil, openErr(rawURL, fmt.Errorf("%w: unknown scheme %q (give a file path or a clickhouse:// URL)", ErrUnsupported, scheme))
+	}
+}
+
+func openErr(rawURL string, err error) error {
+	return fmt.Errorf("cannot open store %q: %w", redact(rawURL), err)
+}
+
+// openSQLite opens the embedded store; sqlite.Open's errors already read
+// "cannot open store PATH: ...".
+func openSQLite(ctx context.Context, path string, opts Options) (Store, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opts.ReadOnly, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// splitScheme returns the URL scheme of s, lowercased, when s starts with
+// one of two or more characters (so C:\x and relative paths have none).
+func splitScheme(s string) string {
+	i := strings.Index(s, ":")
+	if i < 2 {
+		return ""
+	}
+	for _, c := range s[:i] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return ""
+		}
+	}
+	return strings.ToLower(s[:i])
+}
+
+// filePath extracts the path of a file: URL (file:rel/x.db, file:/abs/x.db,
+// file:///abs/x.db); a query string is not allowed.
+func filePath(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("a file: URL cannot name host %q", u.Host)
+	}
+	if u.RawQuery != "" {
+		return "", errors.New("a file: URL takes no options")
+	}
+	if u.Opaque != "" {
+		return url.PathUnescape(u.Opaque)
+	}
+	return u.Path, nil
+}
+
+// redact removes a password from a URL before it is shown.
+func redact(raw string) string {
+	s := raw
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			s = u.String()
+		}
+	}
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+var _ Store = (*sqlite.DB)(nil)

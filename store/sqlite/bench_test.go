@@ -1,0 +1,213 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/sqlite"
+	"github.com/faultline/faultline/store/storetest"
+)
+
+// The benchmark store: built once in /tmp and reused across runs. Bump
+// benchStoreVersion when the generator changes; the schema version is part
+// of the name too.
+const (
+	benchStoreVersion = 1
+	benchRecords      = 5_000_000
+	benchSeed         = 42
+	benchStep         = 1200 * time.Microsecond // 5M records over 100 minutes
+)
+
+func benchBase() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+
+func benchPath() string {
+	return filepath.Join(os.TempDir(), "faultline-bench",
+		fmt.Sprintf("store-v%d-s%d-%d.db", benchStoreVersion, sqlite.SchemaVersion(), benchRecords))
+}
+
+// benchStore returns the path of the 5M-record store, building it when
+// missing (several minutes, once).
+func benchStore(b *testing.B) (string, *storetest.Synth) {
+	path := benchPath()
+	synth := storetest.NewSynth(benchSeed, benchBase(), benchStep)
+	if _, err := os.Stat(path); err == nil {
+		for synth.Emitted() < benchRecords { // replay to know the trace ids
+			synth.Batch(10_000)
+		}
+		return path, synth
+	}
+	b.Logf("building %s (once)", path)
+	if err := buildStore(b.Context(), path, synth); err != nil {
+		b.Fatal(err)
+	}
+	return path, synth
+}
+
+func buildStore(ctx context.Context, path string, synth *storetest.Synth) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".building"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(tmp + suffix)
+	}
+	db, err := sqlite.Open(ctx, tmp, sqlite.Options{Durability: sqlite.DurabilityProcess})
+	if err != nil {
+		return err
+	}
+	for synth.Emitted() < benchRecords {
+		if err := db.WriteBatch(ctx, synth.Batch(10_000)); err != nil {
+			return errors.Join(err, db.Close())
+		}
+	}
+	if err := db.Close(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(tmp + "-wal"); err == nil {
+		return fmt.Errorf("%s-wal is still there after Close", tmp)
+	}
+	return os.Rename(tmp, path)
+}
+
+func BenchmarkWriteBatch(b *testing.B) {
+	for _, d := range []struct {
+		name string
+		dur  sqlite.Durability
+	}{{"full", sqlite.DurabilityFull}, {"process", sqlite.DurabilityProcess}} {
+		b.Run(d.name, func(b *testing.B) {
+			db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "w.db"), sqlite.Options{Durability: d.dur})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			synth := storetest.NewSynth(1, benchBase(), benchStep)
+			batches := make([][]schema.Record, 64)
+			for i := range batches {
+				batches[i] = synth.Batch(1000)
+			}
+			b.SetBytes(payloadBytes(batches[0]))
+			b.ReportAllocs()
+			resetPeakRSS()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if err := db.WriteBatch(b.Context(), batches[i%len(batches)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "records/s")
+			reportPeakRSS(b)
+		})
+	}
+}
+
+// payloadBytes approximates the size of recs as logs: bodies, names,
+// services and attributes.
+func payloadBytes(recs []schema.Record) int64 {
+	var n int
+	for _, r := range recs {
+		n += len(r.Body) + len(r.Service) + len(r.Name) + len(r.TraceID) + len(r.SpanID) + 30
+		for k, v := range r.Attrs {
+			n += len(k) + len(v)
+		}
+	}
+	return int64(n)
+}
+
+func BenchmarkTraceRecords(b *testing.B) {
+	path, synth := benchStore(b)
+	db, err := sqlite.Open(b.Context(), path, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(7, 7))
+	// Traces still in flight when the generator stopped are partial: skip them.
+	complete := synth.Started() - 2*256
+	records := 0
+	resetPeakRSS()
+	b.ResetTimer()
+	for b.Loop() {
+		id := synth.TraceID(rng.IntN(complete))
+		n := 0
+		for _, err := range db.TraceRecords(b.Context(), id, 0) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n == 0 {
+			b.Fatalf("trace %s has no records", id)
+		}
+		records += n
+	}
+	b.ReportMetric(float64(records)/float64(b.N), "records/op")
+	reportPeakRSS(b)
+}
+
+func BenchmarkWindowRecords(b *testing.B) {
+	path, _ := benchStore(b)
+	db, err := sqlite.Open(b.Context(), path, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	from := benchBase()
+	to := from.Add(1_000_000 * benchStep) // about 1M records
+	for _, c := range []struct {
+		name string
+		q    schema.WindowQuery
+	}{
+		{"all-1M", schema.WindowQuery{From: from, To: to}},
+		{"errors-only", schema.WindowQuery{From: from, To: to, ErrorsOnly: true}},
+		{"one-service", schema.WindowQuery{From: from, To: to, Service: "payments"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			records := 0
+			resetPeakRSS()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				n := 0
+				for _, err := range db.WindowRecords(b.Context(), c.q) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				records += n
+			}
+			b.ReportMetric(float64(records)/float64(b.N), "records/op")
+			b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+			reportPeakRSS(b)
+		})
+	}
+}
+
+// resetPeakRSS resets the kernel's high-water mark of this process's
+// resident set (Linux; elsewhere a no-op).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// reportPeakRSS reports VmHWM, the peak resident set since the last reset.
+func reportPeakRSS(b *testing.B) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err == nil {
+				b.ReportMetric(float64(kb)/1024, "peakRSS-MB")
+			}
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+
+	"github.com/faultline/faultline/store/backend"
+)
+
+// migrations are the schema steps in order: migrations()[i] brings a file
+// from user_version i to i+1. Append, never edit: a released step has
+// already run on users' files. A later column addition is one more entry
+// (ALTER TABLE records ADD COLUMN ...).
+func migrations() []string {
+	return []string{
+		// 1: records, their indexes, counters and documents.
+		`CREATE TABLE records (
+		ts       INTEGER NOT NULL,  -- Unix nanoseconds; minInt64 for a zero time
+		trace    BLOB,              -- 16 bytes; TEXT when not canonical; NULL when none
+		service  TEXT    NOT NULL,
+		severity INTEGER NOT NULL,
+		alert    INTEGER NOT NULL,  -- 1 when IsError or severity >= WARN
+		body     TEXT    NOT NULL,
+		rest     BLOB    NOT NULL   -- the other fields, codec.go
+	);
+	CREATE INDEX records_trace ON records(trace) WHERE trace IS NOT NULL;
+	CREATE INDEX records_ts ON records(ts);
+	CREATE INDEX records_alert_ts ON records(ts) WHERE alert = 1;
+	CREATE INDEX records_service_ts ON records(service, ts);
+	CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+	INSERT INTO counters VALUES ('records', 0);
+	CREATE TABLE docs (
+		kind    TEXT NOT NULL,
+		id      TEXT NOT NULL,
+		doc     BLOB NOT NULL,
+		updated INTEGER NOT NULL,   -- Unix nanoseconds
+		PRIMARY KEY (kind, id)
+	) WITHOUT ROWID;`,
+	}
+}
+
+// SchemaVersion is the user_version this build writes and reads.
+func SchemaVersion() int { return len(migrations()) }
+
+// migrate turns on WAL and applies the missing migrations, each in its
+// own IMMEDIATE transaction that rereads user_version, so two processes
+// opening a new file at once apply every step exactly once.
+func migrate(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+	var mode string
+	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("cannot switch to WAL: %w", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("cannot switch to WAL: journal mode stays %q", mode)
+	}
+	for {
+		done, err := migrateStep(ctx, w, log)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+func migrateStep(ctx context.Context, w *sql.DB, log *slog.Logger) (done bool, err error) {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	v, err := userVersion(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if v > len(migrations()) {
+		return false, newerSchema(v)
+	}
+	if v == len(migrations()) {
+		return true, tx.Rollback()
+	}
+	if _, err := tx.ExecContext(ctx, migrations()[v]); err != nil {
+		return false, fmt.Errorf("cannot migrate schema to version %d: %w", v+1, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, err
+	}
+	log.Info("store schema migrated", "version", v+1)
+	return false, tx.Commit()
+}
+
+// checkVersion is the read-only open's check: a reader cannot migrate.
+func checkVersion(ctx context.Context, r *sql.DB) error {
+	v, err := userVersion(ctx, r)
+	switch {
+	case err != nil:
+		return err
+	case v > len(migrations()):
+		return newerSchema(v)
+	case v < len(migrations()):
+		return fmt.Errorf("%w: the file has version %d, this faultline needs %d; open it once read-write (ingest) to upgrade it",
+			backend.ErrSchemaVersion, v, len(migrations()))
+	}
+	return nil
+}
+
+func newerSchema(v int) error {
+	return fmt.Errorf("%w: the file has version %d, newer than this faultline's %d; upgrade faultline",
+		backend.ErrSchemaVersion, v, len(migrations()))
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func userVersion(ctx context.Context, q queryer) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, err
+	}
+	return v, nil
+}

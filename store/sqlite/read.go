@@ -1,0 +1,133 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+
+	"github.com/faultline/faultline/schema"
+)
+
+const selectCols = `SELECT ts, trace, service, severity, body, rest FROM records`
+
+// TraceRecords yields every record whose TraceID is id, in insertion
+// order, at most limit of them (limit <= 0: Options.TraceLimit). An
+// unknown id yields nothing and no error; a read failure is yielded once.
+func (db *DB) TraceRecords(ctx context.Context, id schema.TraceID, limit int) iter.Seq2[schema.Record, error] {
+	if limit <= 0 {
+		limit = db.opts.TraceLimit
+	}
+	key := traceKey(id)
+	if key == nil {
+		return func(func(schema.Record, error) bool) {}
+	}
+	what := fmt.Sprintf("cannot read trace %q", truncate(string(id)))
+	return db.query(ctx, what, selectCols+` WHERE trace = ? ORDER BY rowid LIMIT ?`, key, limit)
+}
+
+// WindowRecords yields the records whose Time lies in [q.From, q.To),
+// ordered by Time (ties in insertion order), of q.Service when set, only
+// errors and WARN-or-above when q.ErrorsOnly, at most q.Limit of them
+// (0: Options.WindowLimit). An empty or inverted window yields nothing.
+func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = db.opts.WindowLimit
+	}
+	what := fmt.Sprintf("cannot read records from %s to %s",
+		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
+	from, err1 := timeToNanos(q.From)
+	to, err2 := timeToNanos(q.To)
+	if err := firstErr(err1, err2); err != nil {
+		return failed(fmt.Errorf("%s: %w", what, err))
+	}
+	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
+	return db.query(ctx, what, sqlText, args...)
+}
+
+// windowSQL picks the statement whose WHERE clause lets SQLite use the
+// right index: (service, ts) for one service, the partial alert index for
+// ErrorsOnly, ts otherwise.
+func windowSQL(from, to int64, service string, errorsOnly bool, limit int) (string, []any) {
+	where := ` WHERE ts >= ? AND ts < ?`
+	args := []any{from, to}
+	if service != "" {
+		where = ` WHERE service = ? AND ts >= ? AND ts < ?`
+		args = []any{service, from, to}
+	}
+	if errorsOnly {
+		where += ` AND alert = 1`
+	}
+	return selectCols + where + ` ORDER BY ts, rowid LIMIT ?`, append(args, limit)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func failed(err error) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) { yield(schema.Record{}, err) }
+}
+
+// query runs a SELECT of selectCols and yields its records; what prefixes
+// any error.
+func (db *DB) query(ctx context.Context, what, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		r, err := db.reader()
+		if err != nil {
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
+			return
+		}
+		rows, err := r.QueryContext(ctx, sqlText, args...)
+		if err != nil {
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
+			return
+		}
+		defer rows.Close()
+		if err := yieldRows(rows, yield); err != nil {
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
+		}
+	}
+}
+
+// yieldRows yields each row until the consumer stops; it returns the
+// error to report, if any.
+func yieldRows(rows *sql.Rows, yield func(schema.Record, error) bool) error {
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			return err
+		}
+		if !yield(rec, nil) {
+			return nil
+		}
+	}
+	return rows.Err()
+}
+
+func scanRecord(rows *sql.Rows) (schema.Record, error) {
+	var (
+		rec   schema.Record
+		ts    int64
+		trace any
+		sev   int64
+		rest  sql.RawBytes
+	)
+	if err := rows.Scan(&ts, &trace, &rec.Service, &sev, &rec.Body, &rest); err != nil {
+		return rec, err
+	}
+	rec.Time = nanosToTime(ts)
+	rec.Severity = schema.Severity(sev)
+	id, err := traceFromColumn(trace)
+	if err != nil {
+		return rec, err
+	}
+	rec.TraceID = id
+	return rec, decodeRest(rest, &rec)
+}

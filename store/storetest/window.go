@@ -1,0 +1,92 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store"
+)
+
+// windowRecords are written out of time order, across two services.
+func windowRecords(t *testing.T, e *env) []schema.Record {
+	a, b := e.service("api"), e.service("db")
+	id := e.traceID(t)
+	return []schema.Record{
+		{Time: e.at(3 * time.Second), TraceID: id, Service: a, Severity: schema.SeverityInfo, Body: "t3-api-info"},
+		{Time: e.at(1 * time.Second), TraceID: id, Service: b, Severity: schema.SeverityWarn, Body: "t1-db-warn"},
+		{Time: e.at(0), TraceID: id, Service: a, Severity: schema.SeverityDebug, Body: "t0-api-debug"},
+		{Time: e.at(2 * time.Second), TraceID: id, Service: a, Severity: schema.SeverityError, Body: "t2-api-error"},
+		{Time: e.at(4 * time.Second), TraceID: id, Service: b, Type: schema.TypeSpan, Status: schema.StatusError, Body: "t4-db-span-error"},
+		{Time: e.at(4*time.Second + 1), TraceID: id, Service: b, Type: schema.TypeSpan, Status: schema.StatusOK, Body: "t4n-db-span-ok"},
+		{Time: e.at(5 * time.Second), TraceID: id, Service: a, Severity: schema.SeverityFatal, Body: "t5-api-fatal"},
+		{Time: e.at(6*time.Second - 1), TraceID: id, Service: b, Body: "t6m-db-unset"},
+	}
+}
+
+func window(e *env, from, to time.Duration) schema.WindowQuery {
+	return schema.WindowQuery{From: e.at(from), To: e.at(to)}
+}
+
+func testWindowOrder(t *testing.T, s store.Store, e *env) {
+	write(t, s, e, windowRecords(t, e))
+	equalBodies(t, "whole range", collect(t, s.WindowRecords(e.ctx, window(e, 0, time.Minute))),
+		"t0-api-debug", "t1-db-warn", "t2-api-error", "t3-api-info", "t4-db-span-error", "t4n-db-span-ok", "t5-api-fatal", "t6m-db-unset")
+	// From is inclusive, To exclusive, to the nanosecond.
+	equalBodies(t, "[1s, 4s)", collect(t, s.WindowRecords(e.ctx, window(e, time.Second, 4*time.Second))),
+		"t1-db-warn", "t2-api-error", "t3-api-info")
+	equalBodies(t, "[4s, 4s+1ns)", collect(t, s.WindowRecords(e.ctx, window(e, 4*time.Second, 4*time.Second+1))),
+		"t4-db-span-error")
+	equalBodies(t, "[4s+1ns, 6s-1ns)", collect(t, s.WindowRecords(e.ctx, window(e, 4*time.Second+1, 6*time.Second-1))),
+		"t4n-db-span-ok", "t5-api-fatal")
+}
+
+func testWindowService(t *testing.T, s store.Store, e *env) {
+	recs := windowRecords(t, e)
+	write(t, s, e, recs)
+	q := window(e, 0, time.Minute)
+	q.Service = recs[1].Service
+	equalBodies(t, "service db", collect(t, s.WindowRecords(e.ctx, q)),
+		"t1-db-warn", "t4-db-span-error", "t4n-db-span-ok", "t6m-db-unset")
+	q.Service = e.service("nobody")
+	equalBodies(t, "unknown service", collect(t, s.WindowRecords(e.ctx, q)))
+}
+
+func testWindowErrorsOnly(t *testing.T, s store.Store, e *env) {
+	recs := windowRecords(t, e)
+	write(t, s, e, recs)
+	q := window(e, 0, time.Minute)
+	q.ErrorsOnly = true
+	equalBodies(t, "errors only", collect(t, s.WindowRecords(e.ctx, q)),
+		"t1-db-warn", "t2-api-error", "t4-db-span-error", "t5-api-fatal")
+	q.Service = recs[0].Service
+	equalBodies(t, "errors only of api", collect(t, s.WindowRecords(e.ctx, q)),
+		"t2-api-error", "t5-api-fatal")
+	q.Limit = 1
+	equalBodies(t, "errors only of api, limit 1", collect(t, s.WindowRecords(e.ctx, q)), "t2-api-error")
+}
+
+func testWindowLimit(t *testing.T, s store.Store, e *env) {
+	write(t, s, e, windowRecords(t, e))
+	q := window(e, 0, time.Minute)
+	q.Limit = 3
+	equalBodies(t, "limit 3", collect(t, s.WindowRecords(e.ctx, q)), "t0-api-debug", "t1-db-warn", "t2-api-error")
+	q.Limit = 100
+	if got := collect(t, s.WindowRecords(e.ctx, q)); len(got) != 8 {
+		t.Errorf("limit 100 yielded %d records, want 8", len(got))
+	}
+}
+
+func testWindowEmpty(t *testing.T, s store.Store, e *env) {
+	write(t, s, e, windowRecords(t, e))
+	for name, q := range map[string]schema.WindowQuery{
+		"before":   window(e, -time.Hour, -time.Minute),
+		"empty":    window(e, time.Second, time.Second),
+		"inverted": window(e, 5*time.Second, time.Second),
+		"zero":     {},
+	} {
+		if got := collect(t, s.WindowRecords(e.ctx, q)); len(got) != 0 {
+			t.Errorf("%s window yielded %q", name, bodies(got))
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package web
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// sessionCookie is the cookie the login form sets.
+const sessionCookie = "faultline_session"
+
+// sessionValue is the cookie value that proves a login: a hash of the
+// configured credentials, so changing them signs everyone out.
+func (s *server) sessionValue() string {
+	h := sha256.New()
+	h.Write([]byte("faultline-session\x00" + s.cfg.AuthToken + "\x00" + s.cfg.BasicUser + "\x00" + s.cfg.BasicPassword))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// authorized reports whether the request carries valid credentials: the
+// bearer token, basic auth, or the session cookie.
+func (s *server) authorized(r *http.Request) bool {
+	if !s.cfg.authEnabled() {
+		return true
+	}
+	if s.cfg.AuthToken != "" {
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(tok, s.cfg.AuthToken) {
+			return true
+		}
+	}
+	if s.cfg.BasicUser != "" {
+		if u, p, ok := r.BasicAuth(); ok && equal(u, s.cfg.BasicUser) && equal(p, s.cfg.BasicPassword) {
+			return true
+		}
+	}
+	if ck, err := r.Cookie(sessionCookie); err == nil && equal(ck.Value, s.sessionValue()) {
+		return true
+	}
+	return false
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// requireAuth refuses unauthenticated requests: 401 JSON for the API, a
+// redirect to the login form for pages.
+func (s *server) requireAuth(c *gin.Context) {
+	if s.authorized(c.Request) {
+		c.Next()
+		return
+	}
+	if s.cfg.BasicUser != "" {
+		c.Header("WWW-Authenticate", `Basic realm="faultline", charset="UTF-8"`)
+	} else {
+		c.Header("WWW-Authenticate", `Bearer realm="faultline"`)
+	}
+	if isAPI(c) || c.Request.Method != http.MethodGet {
+		s.fail(c, errUnauthorized)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request.URL.RequestURI()))
+	c.Abort()
+}
+
+// loginPage shows the sign-in form.
+func (s *server) loginPage(c *gin.Context) {
+	s.renderLogin(c, http.StatusOK, safeNext(c.Query("next")), "")
+}
+
+// loginSubmit checks the form's credentials and sets the session cookie.
+func (s *server) loginSubmit(c *gin.Context) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 8<<10)
+	next := safeNext(c.PostForm("next"))
+	if !s.cfg.authEnabled() {
+		c.Redirect(http.StatusSeeOther, next)
+		return
+	}
+	tokOK := s.cfg.AuthToken != "" && equal(c.PostForm("token"), s.cfg.AuthToken)
+	basicOK := s.cfg.BasicUser != "" && equal(c.PostForm("user"), s.cfg.BasicUser) && equal(c.PostForm("password"), s.cfg.BasicPassword)
+	if !tokOK && !basicOK {
+		s.log.Info("failed sign-in", "remote", c.ClientIP())
+		s.renderLogin(c, http.StatusUnauthorized, next, "Those credentials are not valid.")
+		return
+	}
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: sessionCookie, Value: s.sessionValue(), Path: "/", MaxAge: 12 * 3600,
+		HttpOnly: true, Secure: s.cfg.secureCookies(), SameSite: http.SameSiteLaxMode,
+	})
+	c.Redirect(http.StatusSeeOther, next)
+}
+
+// logout clears the session cookie.
+func (s *server) logout(c *gin.Context) {
+	http.SetCookie(c.Writer, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// safeNext keeps a post-login redirect on this site: a path starting with
+// one slash, never a scheme or a protocol-relative URL.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") {
+		return "/incident"
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" {
+		return "/incident"
+	}
+	return next
+}

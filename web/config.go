@@ -1,0 +1,118 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config configures the web server. The zero value serves without access
+// control, with the defaults named below.
+type Config struct {
+	// AuthToken, when set, is required on every page and API request, as
+	// "Authorization: Bearer <token>" or through the session cookie the
+	// /login form sets. /healthz, /static/ and /hooks/ stay open (the hooks
+	// handler checks its own token).
+	AuthToken string
+	// BasicUser and BasicPassword, when both set, also admit HTTP basic auth.
+	BasicUser, BasicPassword string
+	// PublicURL is the base URL users reach the server at (for absolute
+	// links to copy, and Secure cookies when it is https). Optional.
+	PublicURL string
+	// RequestTimeout bounds every backend call (default 20s).
+	RequestTimeout time.Duration
+	// MaxCandidates caps the candidates a page renders (default 25).
+	MaxCandidates int
+	// MaxAPICandidates caps the candidates /api/v1/incident returns (default 200).
+	MaxAPICandidates int
+	// MaxTimelineRows caps the trace waterfall rows rendered (default 1500);
+	// origin and cascade rows are always kept.
+	MaxTimelineRows int
+	// MaxAPITimelineRows caps the timeline /api/v1/trace returns (default 20000).
+	MaxAPITimelineRows int
+	// MaxServices caps the services drawn in timelines and the graph (default 40).
+	MaxServices int
+	// MaxWindow is the widest incident window accepted (default 7 days).
+	MaxWindow time.Duration
+	// RefreshInterval is how often the incident page refreshes (default 15s).
+	RefreshInterval time.Duration
+	// Hooks, when non-nil, is mounted at /hooks/ (alert webhooks).
+	Hooks http.Handler
+	// Now is the clock (default time.Now); tests set it.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() (Config, error) {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxCandidates, 25)
+	def(&c.MaxAPICandidates, 200)
+	def(&c.MaxTimelineRows, 1500)
+	def(&c.MaxAPITimelineRows, 20000)
+	def(&c.MaxServices, 40)
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 20 * time.Second
+	}
+	if c.MaxWindow <= 0 {
+		c.MaxWindow = 7 * 24 * time.Hour
+	}
+	if c.RefreshInterval <= 0 {
+		c.RefreshInterval = 15 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if (c.BasicUser == "") != (c.BasicPassword == "") {
+		return c, fmt.Errorf("%w: basic auth needs both a user and a password", ErrConfig)
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("%w: public URL %q must be an absolute http or https URL", ErrConfig, truncate(c.PublicURL, 80))
+		}
+		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	}
+	return c, nil
+}
+
+// authEnabled reports whether any access control is configured.
+func (c Config) authEnabled() bool { return c.AuthToken != "" || c.BasicUser != "" }
+
+// secureCookies reports whether the session cookie gets the Secure flag.
+func (c Config) secureCookies() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// NewHTTPServer wraps h in an http.Server with timeouts on every phase of a
+// request, sized for cfg's backend timeout.
+func NewHTTPServer(addr string, h http.Handler, cfg Config) *http.Server {
+	rt := cfg.RequestTimeout
+	if rt <= 0 {
+		rt = 20 * time.Second
+	}
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      rt + 15*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// truncate shortens s to at most n bytes (on a rune boundary) for messages.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/faultline/faultline/schema"
+	"github.com/gin-gonic/gin"
+)
+
+var (
+	errPanic        = errors.New("panic")
+	errUnauthorized = errors.New("unauthorized")
+	errNoRoute      = errors.New("no such page")
+)
+
+// httpError is an error with the status and the message safe to show.
+type httpError struct {
+	status  int
+	message string
+}
+
+// classify maps an error to its HTTP status and user-facing message. It is
+// the one place where errors become status codes. Only ErrBadInput errors
+// show their own text (built from truncated input); everything else gets a
+// fixed sentence, so no internals leak.
+func classify(err error) httpError {
+	switch {
+	case errors.Is(err, ErrBadInput):
+		return httpError{http.StatusBadRequest, err.Error()}
+	case errors.Is(err, errUnauthorized):
+		return httpError{http.StatusUnauthorized, "authentication required: send the access token or sign in"}
+	case errors.Is(err, errNoRoute):
+		return httpError{http.StatusNotFound, "no such page"}
+	case errors.Is(err, schema.ErrNotFound):
+		return httpError{http.StatusNotFound, "not found"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return httpError{http.StatusGatewayTimeout, "the analysis took too long; try a narrower window or a single service"}
+	case errors.Is(err, context.Canceled):
+		return httpError{499, "request cancelled"}
+	default:
+		return httpError{http.StatusInternalServerError, "internal error; the details are in the server log"}
+	}
+}
+
+// fail answers a request with err: JSON {"error": "..."} under /api/, an
+// error page elsewhere. Server errors are logged with their internals.
+func (s *server) fail(c *gin.Context, err error) {
+	he := classify(err)
+	if he.status >= 500 && !errors.Is(err, errPanic) {
+		s.log.Error("request failed", "path", truncate(c.Request.URL.Path, 200), "err", err)
+	}
+	if isAPI(c) {
+		c.AbortWithStatusJSON(he.status, gin.H{"error": he.message})
+		return
+	}
+	s.renderError(c, he)
+}
+
+// failNotFound answers 404 with a message naming what was missing.
+func (s *server) failNotFound(c *gin.Context, what string) {
+	if isAPI(c) {
+		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": what})
+		return
+	}
+	s.renderError(c, httpError{http.StatusNotFound, what})
+}
+
+func (s *server) notFound(c *gin.Context) { s.fail(c, errNoRoute) }
+
+// errNilDocument is a backend that answered neither a document nor an error.
+var errNilDocument = errors.New("backend returned no document")

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/faultline/faultline/runbookgen"
+	"github.com/faultline/faultline/schema"
+	"github.com/gin-gonic/gin"
+)
+
+// incidentPage serves GET /incident.
+func (s *server) incidentPage(c *gin.Context) {
+	rep, in, err := s.incident(c, s.cfg.MaxAPICandidates)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	title := "Incident"
+	if in.Query.Service != "" {
+		title += " · " + in.Query.Service
+	}
+	s.render(c, http.StatusOK, "incident", title, newIncidentView(rep, in, s.cfg))
+}
+
+// searchView is the trace search page (also the answer to a bad or unknown id).
+type searchView struct {
+	Query   string
+	Message string
+}
+
+// traceSearch serves GET /trace?id=…: a redirect to the trace's stable URL.
+func (s *server) traceSearch(c *gin.Context) {
+	q := strings.TrimSpace(c.Query("id"))
+	if q == "" {
+		s.render(c, http.StatusOK, "search", "Find a trace", searchView{})
+		return
+	}
+	id, err := parseTraceID(q)
+	if err != nil {
+		s.render(c, http.StatusBadRequest, "search", "Find a trace", searchView{Query: q, Message: classify(err).message})
+		return
+	}
+	c.Redirect(http.StatusFound, "/trace/"+url.PathEscape(string(id)))
+}
+
+// tracePage serves GET /trace/ID.
+func (s *server) tracePage(c *gin.Context) {
+	res, err := s.trace(c)
+	switch {
+	case errors.Is(err, ErrBadInput):
+		s.render(c, http.StatusBadRequest, "search", "Find a trace", searchView{Query: c.Param("id"), Message: classify(err).message})
+		return
+	case errors.Is(err, schema.ErrNotFound):
+		s.render(c, http.StatusNotFound, "search", "Trace not found", searchView{Query: c.Param("id"),
+			Message: "No records for this trace id. It may be outside retention, not ingested yet, or mistyped."})
+		return
+	case err != nil:
+		s.fail(c, err)
+		return
+	}
+	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), newTraceView(res, s.cfg.PublicURL, s.cfg.MaxTimelineRows))
+}
+
+// runbookView is what the runbook page renders.
+type runbookView struct {
+	RB        *runbookgen.Runbook
+	Blocks    []mdBlock
+	RawHref   string
+	AlertHref string
+}
+
+// runbookPage serves GET /runbooks/ID and, for ID.md, the raw Markdown.
+func (s *server) runbookPage(c *gin.Context) {
+	raw := c.Param("id")
+	id, isMD := strings.CutSuffix(raw, ".md")
+	rb, err := s.runbook(c, id)
+	if err != nil {
+		if errors.Is(err, schema.ErrNotFound) {
+			s.failNotFound(c, "no runbook with this id; runbook ids come from the incident page's candidates, or are a failure kind such as timeout")
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	if isMD {
+		c.Header("Content-Disposition", "inline")
+		c.Data(http.StatusOK, "text/markdown; charset=utf-8", []byte(rb.Markdown))
+		return
+	}
+	v := runbookView{RB: rb, Blocks: parseMarkdown(rb.Markdown), RawHref: "/runbooks/" + url.PathEscape(rb.ID) + ".md",
+		AlertHref: safeHref(rb.AlertRunbookURL)}
+	if rb.ID == "" {
+		v.RawHref = "/runbooks/" + url.PathEscape(id) + ".md"
+	}
+	title := rb.Title
+	if title == "" {
+		title = "Runbook " + id
+	}
+	s.render(c, http.StatusOK, "runbook", title, v)
+}

@@ -1,0 +1,167 @@
+package web
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// defaultWindow is the incident window when the request names none.
+const defaultWindow = time.Hour
+
+// maxServiceName caps the service filter's length.
+const maxServiceName = 200
+
+// windowInput is the incident window as the request gave it, kept for the
+// picker: Since is set for a relative window ("30m").
+type windowInput struct {
+	Query IncidentQuery
+	Since string
+}
+
+// parseIncidentQuery reads from/to, since, service and top. With no window
+// it is the last hour; since and from/to exclude each other.
+func parseIncidentQuery(v url.Values, now time.Time, maxWindow time.Duration) (windowInput, error) {
+	var in windowInput
+	since, from, to := strings.TrimSpace(v.Get("since")), strings.TrimSpace(v.Get("from")), strings.TrimSpace(v.Get("to"))
+	switch {
+	case since != "" && (from != "" || to != ""):
+		return in, fmt.Errorf("%w: give either since or from and to, not both", ErrBadInput)
+	case since != "":
+		d, err := parseSince(since)
+		if err != nil {
+			return in, err
+		}
+		in.Since, in.Query.From, in.Query.To = since, now.Add(-d), now
+	case from != "" || to != "":
+		f, t, err := parseRange(from, to, now)
+		if err != nil {
+			return in, err
+		}
+		in.Query.From, in.Query.To = f, t
+	default:
+		in.Since, in.Query.From, in.Query.To = "1h", now.Add(-defaultWindow), now
+	}
+	if in.Query.To.Sub(in.Query.From) > maxWindow {
+		return in, fmt.Errorf("%w: the window is wider than the %s allowed; narrow it", ErrBadInput, fmtDuration(maxWindow))
+	}
+	svc, err := parseService(v.Get("service"))
+	if err != nil {
+		return in, err
+	}
+	in.Query.Service = svc
+	in.Query.Top, err = parseTop(v.Get("top"))
+	return in, err
+}
+
+// parseSince reads a relative window: a Go duration ("90s", "30m", "1h")
+// or whole days ("2d").
+func parseSince(s string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		days, err = strconv.Atoi(n)
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(s)
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%w: since %q is not a positive duration such as 15m, 1h or 2d", ErrBadInput, truncate(s, 40))
+	}
+	return d, nil
+}
+
+// parseRange reads from and to; a missing to means now.
+func parseRange(from, to string, now time.Time) (time.Time, time.Time, error) {
+	if from == "" {
+		return time.Time{}, time.Time{}, fmt.Errorf("%w: to needs a from as well", ErrBadInput)
+	}
+	f, err := parseTime("from", from)
+	if err != nil {
+		return f, f, err
+	}
+	t := now
+	if to != "" {
+		if t, err = parseTime("to", to); err != nil {
+			return f, t, err
+		}
+	}
+	if !f.Before(t) {
+		return f, t, fmt.Errorf("%w: from must be before to", ErrBadInput)
+	}
+	return f, t, nil
+}
+
+// parseTime reads RFC 3339, or the zone-less form an HTML datetime-local
+// input sends (read as UTC).
+func parseTime(name, s string) (time.Time, error) {
+	for _, l := range [...]string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%w: %s %q is not an RFC 3339 time such as 2024-05-01T12:00:00Z", ErrBadInput, name, truncate(s, 40))
+}
+
+func parseService(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) > maxServiceName || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", fmt.Errorf("%w: the service name is not valid (at most %d printable characters)", ErrBadInput, maxServiceName)
+	}
+	return s, nil
+}
+
+func parseTop(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 10000 {
+		return 0, fmt.Errorf("%w: top %q is not a number between 1 and 10000", ErrBadInput, truncate(s, 20))
+	}
+	return n, nil
+}
+
+// parseTraceID validates a trace id from a URL.
+func parseTraceID(s string) (schema.TraceID, error) {
+	id, err := schema.ParseTraceID(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q is not a trace id (16 or 32 hex characters)", ErrBadInput, truncate(strings.ToValidUTF8(s, "?"), 48))
+	}
+	return id, nil
+}
+
+// parseRunbookID validates a runbook id: letters, digits, '.', '_', '-'.
+func parseRunbookID(s string) (string, error) {
+	ok := s != "" && len(s) <= 128
+	for i := 0; ok && i < len(s); i++ {
+		c := s[i]
+		ok = c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a runbook id (letters, digits, '.', '_' and '-')", ErrBadInput, truncate(strings.ToValidUTF8(s, "?"), 48))
+	}
+	return s, nil
+}
+
+// fmtDuration prints a duration the way people say it: 15m, 1h, 2h30m, 7d.
+func fmtDuration(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}

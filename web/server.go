@@ -1,0 +1,73 @@
+package web
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// server holds what the handlers share. It is built once by New.
+type server struct {
+	cfg     Config
+	backend Backend
+	log     *slog.Logger
+	pages   *pages
+	assets  *assets
+}
+
+// New builds the web UI and API handler. backend must be non-nil; a nil
+// logger discards.
+func New(cfg Config, backend Backend, logger *slog.Logger) (http.Handler, error) {
+	if backend == nil {
+		return nil, ErrConfig
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	p, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	a, err := loadAssets()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a}
+	return s.routes(), nil
+}
+
+// routes builds the gin engine: middleware first, then the stable URLs of
+// the contract.
+func (s *server) routes() *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = false
+	r.Use(s.recoverPanics, securityHeaders, s.logRequests)
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/static/*path", s.serveAsset)
+	r.GET("/login", s.loginPage)
+	r.POST("/login", s.loginSubmit)
+	r.POST("/logout", s.logout)
+	if s.cfg.Hooks != nil {
+		r.Any("/hooks/*path", gin.WrapH(s.cfg.Hooks))
+	}
+	g := r.Group("/", s.requireAuth, s.withTimeout)
+	g.GET("/", func(c *gin.Context) { c.Redirect(http.StatusFound, "/incident") })
+	g.GET("/incident", s.incidentPage)
+	g.GET("/trace", s.traceSearch)
+	g.GET("/trace/:id", s.tracePage)
+	g.GET("/runbooks/:id", s.runbookPage)
+	g.GET("/api/v1/incident", s.apiIncident)
+	g.GET("/api/v1/trace/:id", s.apiTrace)
+	g.GET("/api/v1/runbooks/:id", s.apiRunbook)
+	r.NoRoute(s.requireAuth, s.notFound)
+	return r
+}

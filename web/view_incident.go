@@ -1,0 +1,220 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/faultline/faultline/rootcause"
+)
+
+// incidentView is what the incident template renders.
+type incidentView struct {
+	Report      *rootcause.Report
+	WindowLabel string
+	Since       string
+	FromValue   string // datetime-local values for the custom picker
+	ToValue     string
+	Service     string
+	Presets     []preset
+	Candidates  []candidateView
+	Hidden      int // candidates not rendered (over the cap)
+	ServiceList []string
+	Timeline    timelineView
+	Graph       graphView
+	Empty       string // "no-data", "healthy" or ""
+	APIURL      string
+	RefreshSec  int
+}
+
+// preset is one quick window choice.
+type preset struct {
+	Label, Href string
+	Active      bool
+}
+
+// candidateView is one candidate with its links and display values.
+type candidateView struct {
+	rootcause.Candidate
+	ScorePct    int
+	RunbookHref string
+	FirstSeen   string
+	Examples    []traceLink
+	Open        bool
+}
+
+// traceLink links one example trace.
+type traceLink struct {
+	ID, Short, Href string
+}
+
+// newIncidentView builds the view of rep for the window in.
+func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incidentView {
+	v := incidentView{
+		Report: rep, Since: in.Since, Service: in.Query.Service,
+		FromValue: in.Query.From.UTC().Format("2006-01-02T15:04"), ToValue: in.Query.To.UTC().Format("2006-01-02T15:04"),
+		APIURL: "/api/v1/incident?" + incidentQueryString(in), RefreshSec: int(cfg.RefreshInterval / time.Second),
+	}
+	v.WindowLabel = windowLabel(rep.Window, in.Since)
+	v.Presets = presets(in)
+	v.Candidates, v.Hidden = candidateViews(rep.Candidates, cfg.MaxCandidates)
+	roles := serviceRoles(rep)
+	v.Timeline = newTimelineView(rep, roles, cfg.MaxServices)
+	v.Graph = newGraphView(rep, roles, cfg.MaxServices)
+	for _, s := range rep.Services {
+		v.ServiceList = append(v.ServiceList, s.Service)
+	}
+	switch {
+	case rep.Traces == 0 && len(rep.Candidates) == 0 && totalRecords(rep) == 0:
+		v.Empty = "no-data"
+	case rep.FailedTraces == 0 && len(rep.Candidates) == 0:
+		v.Empty = "healthy"
+	}
+	return v
+}
+
+func totalRecords(rep *rootcause.Report) int {
+	n := 0
+	for _, s := range rep.Services {
+		n += s.Records
+	}
+	return n
+}
+
+// incidentQueryString re-encodes the window so the page's script asks the
+// API for the same thing.
+func incidentQueryString(in windowInput) string {
+	q := url.Values{}
+	if in.Since != "" {
+		q.Set("since", in.Since)
+	} else {
+		q.Set("from", in.Query.From.UTC().Format(time.RFC3339))
+		q.Set("to", in.Query.To.UTC().Format(time.RFC3339))
+	}
+	if in.Query.Service != "" {
+		q.Set("service", in.Query.Service)
+	}
+	return q.Encode()
+}
+
+func presets(in windowInput) []preset {
+	var out []preset
+	for _, p := range [...]struct{ label, since string }{{"Last 15 min", "15m"}, {"Last 1 h", "1h"}, {"Last 6 h", "6h"}} {
+		q := url.Values{"since": {p.since}}
+		if in.Query.Service != "" {
+			q.Set("service", in.Query.Service)
+		}
+		out = append(out, preset{Label: p.label, Href: "/incident?" + q.Encode(), Active: in.Since == p.since})
+	}
+	return out
+}
+
+func windowLabel(w rootcause.Window, since string) string {
+	span := w.From.UTC().Format("Jan 2 15:04:05") + " – " + w.To.UTC().Format("15:04:05") + " UTC"
+	if w.To.Sub(w.From) >= 24*time.Hour {
+		span = w.From.UTC().Format("Jan 2 15:04") + " – " + w.To.UTC().Format("Jan 2 15:04") + " UTC"
+	}
+	if since != "" {
+		if d, err := parseSince(since); err == nil {
+			return "last " + fmtDuration(d) + " (" + span + ")"
+		}
+	}
+	return span
+}
+
+func candidateViews(cs []rootcause.Candidate, max int) ([]candidateView, int) {
+	hidden := 0
+	if len(cs) > max {
+		hidden, cs = len(cs)-max, cs[:max]
+	}
+	out := make([]candidateView, len(cs))
+	for i, c := range cs {
+		out[i] = candidateView{
+			Candidate: c, ScorePct: int(math.Round(clamp01(c.Score) * 100)),
+			RunbookHref: runbookHref(c), FirstSeen: fmtClock(c.FirstSeen), Open: i == 0,
+		}
+		for j, id := range c.ExampleTraces {
+			if j == 5 {
+				break
+			}
+			out[i].Examples = append(out[i].Examples, traceLink{ID: string(id), Short: id.Short(), Href: "/trace/" + url.PathEscape(string(id))})
+		}
+	}
+	return out, hidden
+}
+
+// runbookHref links a candidate's runbook by id, never by a URL taken from
+// the document, so it always stays on this site.
+func runbookHref(c rootcause.Candidate) string {
+	if c.Runbook != nil && c.Runbook.ID != "" {
+		return "/runbooks/" + url.PathEscape(c.Runbook.ID)
+	}
+	if c.ID != "" {
+		return "/runbooks/" + url.PathEscape(c.ID)
+	}
+	return ""
+}
+
+func clamp01(f float64) float64 {
+	if math.IsNaN(f) || f < 0 {
+		return 0
+	}
+	return math.Min(f, 1)
+}
+
+func fmtClock(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("15:04:05.000") + " UTC"
+}
+
+// serviceRoles gives each service its role: "origin", "cascade" or
+// "healthy", from the report's summaries, falling back on the top candidate.
+func serviceRoles(rep *rootcause.Report) map[string]string {
+	roles := map[string]string{}
+	for _, s := range rep.Services {
+		switch {
+		case s.Role != "":
+			roles[s.Service] = s.Role
+		case s.Errors > 0:
+			roles[s.Service] = "cascade"
+		default:
+			roles[s.Service] = "healthy"
+		}
+	}
+	hasOrigin := false
+	for _, r := range roles {
+		hasOrigin = hasOrigin || r == "origin"
+	}
+	if !hasOrigin && len(rep.Candidates) > 0 {
+		roles[rep.Candidates[0].Service] = "origin"
+	}
+	return roles
+}
+
+// roleLabel is the word shown beside a service so the role never depends on colour.
+func roleLabel(role string) string {
+	switch role {
+	case "origin":
+		return "ORIGIN"
+	case "cascade":
+		return "cascade"
+	default:
+		return "healthy"
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
