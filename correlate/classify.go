@@ -66,7 +66,7 @@ func isSignalKind(k schema.Kind) bool {
 func classifyText(l lowered, r *schema.Record) schema.Kind {
 	for _, rule := range [...]func(lowered) schema.Kind{
 		memoryKind, poolKind, resilienceKind, poisonKind, rateKind,
-		refusedKind, deployKind,
+		deployKind, refusedKind,
 	} {
 		if k := rule(l); k != "" {
 			return k
@@ -96,7 +96,7 @@ func memoryKind(l lowered) schema.Kind {
 		return schema.KindOOM
 	case l.has("gc overhead", "gc pause", "long gc", "gc took", "pause young", "pause full",
 		"full gc", "stop-the-world", "stop the world", "gc (allocation failure)",
-		"jvm pause", "jvmpause", "[gc][", "garbage collect", "memory pressure",
+		"jvm pause", "jvmpause", "detected pause", "pause of approximately", "[gc][", "garbage collect", "memory pressure",
 		"heap usage", "heap is", "high heap", "gc overhead limit", "gc_pause"):
 		return schema.KindResourceGC
 	}
@@ -194,7 +194,7 @@ func refusedKind(l lowered) schema.Kind {
 		"no route to host", "ehostunreach", "no instances available", "no healthy upstream",
 		"upstream connect error", "connection reset by peer before", "failed to connect",
 		"could not connect", "unable to connect", "cannot connect",
-		"name or service not known", "unknownhostexception", "no such host", "enotfound",
+		"name or service not known", "unknownhostexception", "no such host", "getaddrinfo enotfound",
 		"getaddrinfo", "unreachable") {
 		return schema.KindConnectionRefused
 	}
@@ -209,7 +209,8 @@ func deployKind(l lowered) schema.Kind {
 		"abstractmethoderror", "modulenotfounderror", "importerror", "cannot find module",
 		"undefined symbol", "symbol lookup error", "migration failed", "schema version mismatch",
 		"flywayexception", "liquibase", "column does not exist", "unknown column",
-		"no such column", "relation does not exist", "unrecognized field", "unknown field") {
+		"no such column", "relation does not exist", "unrecognized field", "unknown field") ||
+		(l.has("column \"", "relation \"") && l.has("does not exist")) {
 		return schema.KindBadDeploy
 	}
 	return ""
@@ -270,7 +271,8 @@ func deterministicText(l lowered) schema.Kind {
 func statusKind(l lowered, r *schema.Record) schema.Kind {
 	code := httpStatus(r)
 	if code == 0 {
-		code = l.statusAfter("status", "http/1.1 ", "http/2 ", "http ", "code ", "code=", "code:")
+		code = l.statusAfter("status", "http/1.1 ", "http/2 ", "http ", "code ", "code=", "code:",
+			"returned ", "answered ", "responded with ", "response ", "got ")
 	}
 	if k := httpKind(code); k != "" {
 		return k

@@ -23,6 +23,56 @@ type Result struct {
 	Timeline []TimelineEntry    `json:"timeline,omitempty"`
 	Warnings []string           `json:"warnings,omitempty"`
 	Runbook  *schema.RunbookRef `json:"runbook,omitempty"`
+
+	// Per-trace facts for incident analysis (rootcause), so it need not
+	// redo this work. Not part of the JSON document.
+
+	// Failures lists every error and failure signal, in causal order.
+	Failures []Failure `json:"-"`
+	// Edges are the caller -> callee service pairs seen in the span tree,
+	// in order of first call.
+	Edges []CallEdge `json:"-"`
+	// Spans summarises every span record, in causal order.
+	Spans []SpanSummary `json:"-"`
+}
+
+// Failure is one error or failure signal of a trace as incident analysis
+// needs it.
+type Failure struct {
+	Service   string
+	Operation string // the span operation it belongs to, "" unknown
+	// Time is the clock-skew corrected time of the failure (a span's end).
+	Time      time.Time
+	Class     schema.Kind
+	Error     bool // false: a failure signal logged below ERROR (GC pause, pool wait, retry)
+	Signature schema.Signature
+	// Target is the service (or external host) the failure points at:
+	// the failing call's callee. "" when it points nowhere.
+	Target string
+	// Via tells how Target was found: "span tree", "attribute" or "message".
+	Via string
+	// Role is "origin", "cascade" or "" (signals, and errors folded away).
+	Role string
+	// Record is the index of the record in the input of AnalyzeRecords.
+	Record int
+}
+
+// CallEdge is one caller -> callee service pair of a trace's span tree.
+type CallEdge struct {
+	From, To string
+	Calls    int // child spans of From's spans run by To
+	Errors   int // of those, spans with an error status or an error logged in them
+}
+
+// SpanSummary is one span as incident analysis needs it.
+type SpanSummary struct {
+	Service   string
+	Operation string
+	// Parent is the service of the parent span; "" for a root.
+	Parent   string
+	Start    time.Time // clock-skew corrected
+	Duration time.Duration
+	Error    bool // error status, or an error logged in the span
 }
 
 // Event is one error record in the origin or the cascade.

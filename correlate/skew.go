@@ -26,7 +26,7 @@ func correctClockSkew(t *Trace) {
 		}
 		p := &t.nodes[n.parent]
 		n.adj = p.adj
-		if n.ent < 0 || p.ent < 0 || sameHost(t.rec(n.ent), t.rec(p.ent)) {
+		if n.ent < 0 || p.ent < 0 || sameHost(t.rec(n.ent), t.rec(p.ent)) || isAsync(t.rec(n.ent)) {
 			continue
 		}
 		corr := skewOf(t, n, p)
@@ -62,7 +62,7 @@ func skewOf(t *Trace, n, p *node) time.Duration {
 	switch {
 	case !startsEarly && !endsLate:
 		return 0
-	case !startsEarly && (cd > pd || t.rec(p.ent).Status == schema.StatusError):
+	case !startsEarly && !cs.After(pe.Add(tol)) && (cd > pd || t.rec(p.ent).Status == schema.StatusError):
 		// A callee may outlive a caller that timed out and moved on.
 		return 0
 	case cd > pd:
@@ -116,4 +116,16 @@ func abs(d time.Duration) time.Duration {
 		return -d
 	}
 	return d
+}
+
+// isAsync reports whether a span is the consumer side of a message: it may
+// legitimately start after its parent ended.
+func isAsync(r *schema.Record) bool {
+	for _, k := range [...]string{"span.kind", "otel.span.kind"} {
+		switch r.Attrs[k] {
+		case "consumer", "CONSUMER", "SPAN_KIND_CONSUMER":
+			return true
+		}
+	}
+	return false
 }

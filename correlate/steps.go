@@ -48,19 +48,31 @@ func maySignal(r *schema.Record) bool {
 	return r.Severity == schema.SeverityUnspecified || r.Severity >= schema.SeverityWarn
 }
 
+// markNode flags the node of a failure. An error log also flags the
+// service-local root of its node (see localRoot), so that error spans of
+// the same service around it are known to be told better by the log.
 func markNode(t *Trace, e *entry) {
 	if e.node < 0 {
 		return
 	}
 	n := &t.nodes[e.node]
-	if e.failure == failError {
-		n.failed = true
-		if t.recs[e.rec].Type == schema.TypeLog {
-			n.errLog = true
-		}
-	} else {
+	if e.failure != failError {
 		n.signal = true
+		return
 	}
+	n.failed = true
+	if t.recs[e.rec].Type == schema.TypeLog {
+		t.nodes[localRoot(t, e.node)].errLog = true
+	}
+}
+
+// localRoot walks up from n while the parent runs in the same service:
+// the span where the service took the request.
+func localRoot(t *Trace, n int32) int32 {
+	for p := t.nodes[n].parent; p >= 0 && t.nodes[p].svc == t.nodes[n].svc; p = t.nodes[n].parent {
+		n = p
+	}
+	return n
 }
 
 // causalOrder sorts the entries by corrected time; at equal times a span
@@ -83,7 +95,8 @@ func causalOrder(t *Trace) {
 }
 
 // eventTimes lists the error entries by when they failed. An error span
-// whose own logs carry the error is left out: the log says it better.
+// of a service that logged an error for the same request is left out: the
+// log says it better.
 func eventTimes(t *Trace) []int32 {
 	var ev []int32
 	for _, i := range t.order {
@@ -91,7 +104,7 @@ func eventTimes(t *Trace) []int32 {
 		if e.failure != failError {
 			continue
 		}
-		if t.rec(i).Type == schema.TypeSpan && e.node >= 0 && t.nodes[e.node].errLog {
+		if t.rec(i).Type == schema.TypeSpan && e.node >= 0 && t.nodes[localRoot(t, e.node)].errLog {
 			continue
 		}
 		ev = append(ev, i)

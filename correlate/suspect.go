@@ -61,7 +61,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	case ti >= 0 && t.svcs[ti].firstSignal >= 0:
 		sig := t.svcs[ti].firstSignal
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals: %s",
-			name, e.class, tgt, via, t.ents[sig].class, clip(messageOf(t.rec(sig)), 120)))
+			name, e.class, tgt, via, t.ents[sig].class, oneLine(messageOf(t.rec(sig)), 120)))
 		return &Suspect{Service: tgt, Kind: t.ents[sig].class}, -1
 	case e.class.PointsElsewhere() || e.class == schema.KindTransient:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
@@ -83,7 +83,7 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	e := &t.ents[cur]
 	name := t.svcs[e.svc].name
 	*why = append(*why, fmt.Sprintf("%s failed on its own (%s) with no failing dependency: %s",
-		name, e.class, clip(messageOf(t.rec(cur)), 120)))
+		name, e.class, oneLine(messageOf(t.rec(cur)), 120)))
 	return &Suspect{Service: name, Kind: e.class}
 }
 
@@ -101,7 +101,7 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 			name := t.svcs[own].name
 			other := t.svcs[e.svc].name
 			*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s signalled %s before it: %s",
-				name, t.ents[cur].class, other, e.class, clip(messageOf(t.rec(i)), 120)))
+				name, t.ents[cur].class, other, e.class, oneLine(messageOf(t.rec(i)), 120)))
 			return &Suspect{Service: other, Kind: e.class}
 		}
 	}

@@ -66,7 +66,7 @@ type node struct {
 	start, end  time.Time // raw, before correction
 	adj         time.Duration
 	failed      bool // an error is attached to this node
-	errLog      bool // an error log is attached to this node
+	errLog      bool // an error log is attached here or in the same-service subtree (set on local roots)
 	signal      bool // a failure signal (WARN) is attached to this node
 }
 

@@ -5,7 +5,19 @@ import "strings"
 // isCalendar reports whether w is an English month or weekday name, or a
 // common time-zone abbreviation: the words of a written-out timestamp.
 func isCalendar(w string) bool {
-	switch strings.ToLower(strings.TrimRight(w, ",.")) {
+	w = strings.TrimRight(w, ",.")
+	if len(w) == 0 || len(w) > len("wednesday") || !isLetter(w[0]) {
+		return false
+	}
+	var low [9]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low[:len(w)]) {
 	case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 		"january", "february", "march", "april", "june", "july", "august", "september",
 		"october", "november", "december",
@@ -63,4 +75,8 @@ func isHexID(w string) bool {
 
 func isHexChar(c byte) bool {
 	return (c >= '0' && c <= '9') || isHexLetter(c)
+}
+
+func isLetter(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }

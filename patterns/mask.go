@@ -12,10 +12,12 @@ import (
 // Wildcard stands for a variable part of a message in a template.
 const Wildcard = "<*>"
 
-// Mask replaces the variable parts of msg with <*> and folds whitespace runs
-// into single spaces (see the package doc for what counts as variable). It
-// is stateless and deterministic: the same message gives the same template
-// in every process. An empty or all-blank msg gives "".
+// Mask replaces the variable parts of msg with <*> (see the package doc for
+// what counts as variable), folds runs of words that are all variable into
+// one <*> so that lists of any length share a template, and folds
+// whitespace runs into single spaces. It is stateless and deterministic:
+// the same message gives the same template in every process. An empty or
+// all-blank msg gives "".
 func Mask(msg string) string {
 	return mask(msg, false)
 }
@@ -24,6 +26,7 @@ func Mask(msg string) string {
 // left as it is, for the Miner to judge from how many values it sees.
 func mask(msg string, keepWords bool) string {
 	b := make([]byte, 0, len(msg)+8)
+	prevWild := false // the last word written is a bare <*>
 	i := 0
 	for i < len(msg) {
 		for i < len(msg) && isSpace(msg[i]) {
@@ -34,23 +37,33 @@ func mask(msg string, keepWords bool) string {
 			j++
 		}
 		if j > i {
-			if len(b) > 0 {
+			start, word := len(b), len(b)
+			if start > 0 {
 				b = append(b, ' ')
+				word++
 			}
-			w := msg[i:j]
-			switch {
-			case isCalendar(w) && dateAround(b, msg[j:]):
-				b = append(b, Wildcard...)
-			case isHexID(w):
-				b = append(b, Wildcard...)
-			default:
-				b = maskWord(b, w, keepWords)
+			b = maskOneWord(b, msg[i:j], msg[j:], keepWords)
+			wild := string(b[word:]) == Wildcard
+			if wild && prevWild {
+				b = b[:start]
 			}
+			prevWild = wild
 		}
 		i = j
 	}
 	// b is never written again, so the string may share its bytes.
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// maskOneWord appends the masked form of word w; rest is the text after it.
+func maskOneWord(b []byte, w, rest string, keepWords bool) []byte {
+	switch {
+	case isCalendar(w) && dateAround(b, rest):
+		return append(b, Wildcard...)
+	case isHexID(w):
+		return append(b, Wildcard...)
+	}
+	return maskWord(b, w, keepWords)
 }
 
 // maskWord appends the masked form of one whitespace-free word to b.
@@ -76,6 +89,9 @@ func (m *wordMasker) run() {
 	for i < len(w) {
 		c := w[i]
 		switch {
+		case strings.HasPrefix(w[i:], Wildcard):
+			m.variable()
+			i += len(Wildcard)
 		case c == '"' || c == '\'':
 			i = m.quote(i)
 		case c == '=':
@@ -94,6 +110,10 @@ func (m *wordMasker) run() {
 			for j < len(w) && !isDelim(w[j]) && w[j] != '"' && w[j] != '\'' && w[j] != '=' && !isLeader(w, j) {
 				j++
 			}
+			if strings.HasPrefix(w[j:], "://") && isScheme(w[i:j]) {
+				i = m.url(i, j)
+				continue
+			}
 			m.segment(w[i:j])
 			i = j
 		}
@@ -102,14 +122,19 @@ func (m *wordMasker) run() {
 
 // quote handles a quote at w[i]: a single-word quoted value ('bob',
 // "x-1") that opens at a segment start and closes at a segment end becomes
-// '<*>'; any other quote is written as punctuation.
+// '<*>'; any other quote, and the quotes around a URL, are written as
+// punctuation.
 func (m *wordMasker) quote(i int) int {
 	w, q := m.w, m.w[i]
-	atStart := i == 0 || isDelim(w[i-1]) || w[i-1] == '='
+	// A masked <*> next to a quote counts as the text it replaced, so that
+	// masking a template again changes nothing.
+	atStart := (i == 0 || isDelim(w[i-1]) || w[i-1] == '=') && !strings.HasSuffix(w[:i], Wildcard)
 	if atStart {
 		if k := strings.IndexByte(w[i+1:], q); k > 0 {
 			end := i + 1 + k
-			if end+1 == len(w) || isDelim(w[end+1]) {
+			isURL := strings.Contains(w[i+1:end], "://")
+			closes := end+1 == len(w) || (isDelim(w[end+1]) && !strings.HasPrefix(w[end+1:], Wildcard))
+			if !isURL && closes {
 				m.b = append(m.b, q)
 				m.variable()
 				m.b = append(m.b, q)
@@ -129,6 +154,9 @@ func (m *wordMasker) value(i int) int {
 	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
 		return m.quote(i)
 	}
+	if strings.HasPrefix(w[i:], Wildcard) {
+		return i
+	}
 	j := i
 	for j < len(w) && !endsValue(w[j]) {
 		j++
@@ -140,6 +168,47 @@ func (m *wordMasker) value(i int) int {
 		m.variable()
 	}
 	return j
+}
+
+// url handles a URL whose scheme is w[i:j]: the scheme and the host stay
+// (the host names a dependency; it is masked when it holds a digit), and
+// the port, path and query that follow become one <*>. The URL ends at a
+// quote, a closing bracket or the end of the word, less trailing ",.;".
+func (m *wordMasker) url(i, j int) int {
+	w := m.w
+	m.b = append(m.b, w[i:j+3]...)
+	h := j + 3
+	end := h
+	for end < len(w) && strings.IndexByte("\"')]>|", w[end]) < 0 {
+		end++
+	}
+	for end > h && strings.IndexByte(",.;", w[end-1]) >= 0 {
+		end--
+	}
+	k := h
+	for k < end && strings.IndexByte(":/?#", w[k]) < 0 {
+		k++
+	}
+	m.segment(w[h:k])
+	if k < end {
+		m.b = append(m.b, w[k])
+		m.variable()
+	}
+	return end
+}
+
+// isScheme reports whether s can be a URL scheme: letters, digits, + - .,
+// starting with a letter.
+func isScheme(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // segment writes a run of non-punctuation bytes, masked when variable.

@@ -221,8 +221,8 @@ func (m *Miner) Templates() []Template {
 // that lists of variable length ("delete <*> <*> <*>") share a template.
 func collapseWildcards(tokens []string) []string {
 	out := tokens[:0]
-	for i, t := range tokens {
-		if t == Wildcard && i > 0 && tokens[i-1] == Wildcard {
+	for _, t := range tokens {
+		if t == Wildcard && len(out) > 0 && out[len(out)-1] == Wildcard {
 			continue
 		}
 		out = append(out, t)

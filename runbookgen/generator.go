@@ -144,7 +144,7 @@ func (g *Generator) incidentURL(w rootcause.Window, svc string) string {
 		return ""
 	}
 	q := url.Values{"from": {rfc3339(w.From)}, "to": {rfc3339(w.To)}}
-	if svc != "" {
+	if svc != "" && svc == clean(svc) && len([]rune(svc)) <= MaxServiceLen {
 		q.Set("service", svc)
 	}
 	return g.base + "/incident?" + q.Encode()

@@ -47,7 +47,9 @@ func funcs() template.FuncMap {
 func parseBuiltins() (map[schema.Kind]*template.Template, error) {
 	out := make(map[schema.Kind]*template.Template, len(schema.Kinds))
 	for _, k := range schema.Kinds {
-		t, err := template.New(layoutName).Funcs(funcs()).ParseFS(builtinFS,
+		// The root must not be named like a defined template: Clone would
+		// keep the root (without a body) in its place.
+		t, err := template.New("_builtin").Funcs(funcs()).ParseFS(builtinFS,
 			"templates/"+layoutFile, "templates/"+string(k)+tmplSuffix)
 		if err != nil {
 			return nil, fmt.Errorf("cannot parse built-in runbook of %q: %w", k, err)

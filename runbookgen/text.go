@@ -135,16 +135,32 @@ func codeSpan(s string) string {
 	return fence + s + fence
 }
 
-// mdEscape backslash-escapes every ASCII punctuation character.
+// mdEscape makes s render literally in Markdown prose while staying
+// readable as plain text: it backslash-escapes the characters that open
+// inline constructs, HTML or entities anywhere (\ ` * _ [ ] < > & ! | ~ #),
+// a leading list or heading marker, and the "://" and "www." that GFM
+// would turn into a link.
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r < utf8.RuneSelf && unicode.IsPunct(r) || strings.ContainsRune("$+<=>^`|~", r) {
+	for i, r := range s {
+		if strings.ContainsRune("\\`*_[]<>&!|~#", r) || i == 0 && strings.ContainsRune("-+=>", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	out := b.String()
+	if n := leadingDigits(out); n > 0 && n < len(out) && (out[n] == '.' || out[n] == ')') {
+		out = out[:n] + "\\" + out[n:]
+	}
+	return strings.NewReplacer("://", ":\\/\\/", "www.", "www\\.").Replace(out)
+}
+
+func leadingDigits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // shQuote quotes s for a POSIX shell.
@@ -169,14 +185,19 @@ func sqlQuote(s string) string {
 	return "'" + r.Replace(s) + "'"
 }
 
-// toText turns a template argument into Text: Text as is, anything else
-// through fmt and the evidence cap.
+// maxArgLen caps a plain string given to a template function: our own
+// commands and times, longer than log text may be.
+const maxArgLen = 4096
+
+// toText turns a template argument into Text: Text as is, a string
+// cleaned and cut to maxArgLen, anything else through fmt and the
+// evidence cap.
 func toText(v any) Text {
 	switch x := v.(type) {
 	case Text:
 		return x
 	case string:
-		return NewText(x, MaxEvidenceLen)
+		return NewText(x, maxArgLen)
 	case fmt.Stringer:
 		return NewText(x.String(), MaxEvidenceLen)
 	default:

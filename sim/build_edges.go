@@ -7,7 +7,7 @@ import (
 
 // makeOps gives every service its operations and their calls to deeper services.
 func (b *builder) makeOps() {
-	for lvl, nodes := range b.levels {
+	for _, nodes := range b.levels {
 		for _, n := range nodes {
 			k := b.r.between(1, 3)
 			if n.role == roleEntry {
@@ -16,7 +16,6 @@ func (b *builder) makeOps() {
 			for i := 0; i < k; i++ {
 				n.ops = append(n.ops, b.newOp(n, i))
 			}
-			_ = lvl
 		}
 	}
 	for lvl, nodes := range b.levels {

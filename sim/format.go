@@ -5,19 +5,19 @@ package sim
 type format uint8
 
 const (
-	fmtOTLP            format = iota // OTel SDK → Collector file exporter (ExportLogsServiceRequest)
-	fmtZap                           // zap JSON: ts (unix float), level, msg, trace_id
-	fmtLogrus                        // logrus JSON: time, level, msg, traceID
-	fmtSlog                          // log/slog JSON: time, level, msg, trace_id
-	fmtLogstash                      // logstash-logback-encoder: @timestamp, level, message, traceId
-	fmtDatadog                       // JSON with dd.trace_id / dd.span_id as decimal 64-bit ids
-	fmtPythonJSON                    // python-json-logger with OTel's otelTraceID
-	fmtPino                          // pino JSON: time (unix ms), level as a number, msg, trace_id
-	fmtSpringText                    // Spring Boot / Sleuth text: [app,traceId,spanId]
-	fmtTrainTicket                   // Spring text with "TraceID: x SpanID: y"
-	fmtLogfmt                        // Go logfmt: time=… level=… msg=… trace_id=…
-	fmtPythonText                    // Python logging text with trace_id= span_id=
-	fmtTraceparent                   // text with a W3C traceparent=00-…-…-01
+	fmtOTLP        format = iota // OTel SDK → Collector file exporter (ExportLogsServiceRequest)
+	fmtZap                       // zap JSON: ts (unix float), level, msg, trace_id
+	fmtLogrus                    // logrus JSON: time, level, msg, traceID
+	fmtSlog                      // log/slog JSON: time, level, msg, trace_id
+	fmtLogstash                  // logstash-logback-encoder: @timestamp, level, message, traceId
+	fmtDatadog                   // JSON with dd.trace_id / dd.span_id as decimal 64-bit ids
+	fmtPythonJSON                // python-json-logger with OTel's otelTraceID
+	fmtPino                      // pino JSON: time (unix ms), level as a number, msg, trace_id
+	fmtSpringText                // Spring Boot / Sleuth text: [app,traceId,spanId]
+	fmtTrainTicket               // Spring text with "TraceID: x SpanID: y"
+	fmtLogfmt                    // Go logfmt: time=… level=… msg=… trace_id=…
+	fmtPythonText                // Python logging text with trace_id= span_id=
+	fmtTraceparent               // text with a W3C traceparent=00-…-…-01
 )
 
 // formatsFor lists the formats a stack may use; dd adds Datadog's.

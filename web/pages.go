@@ -71,7 +71,8 @@ func (s *server) render(c *gin.Context, status int, name, title string, body any
 		return
 	}
 	c.Header("Cache-Control", "no-store")
-	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	// Log text may hold broken UTF-8; the page must not.
+	c.Data(status, "text/html; charset=utf-8", bytes.ToValidUTF8(buf.Bytes(), []byte("\uFFFD")))
 	c.Abort()
 }
 

@@ -2,10 +2,121 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/rootcause"
 )
 
+type incidentFlags struct {
+	storeFlags
+	json            bool
+	since, from, to string
+	service         string
+	top             int
+	baseline        time.Duration
+}
+
 func runIncident(ctx context.Context, e *env, args []string) int {
-	fmt.Fprintln(e.stderr, "analyze incident: not built yet.")
-	return exitFail
+	var f incidentFlags
+	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
+	f.bind(fs, e)
+	fs.BoolVar(&f.json, "json", false, "print the JSON document")
+	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m)")
+	fs.StringVar(&f.from, "from", "", "window start, RFC3339")
+	fs.StringVar(&f.to, "to", "", "window end, RFC3339 (default now)")
+	fs.StringVar(&f.service, "service", "", "start from the alerting service")
+	fs.IntVar(&f.top, "top", 5, "how many candidates")
+	fs.DurationVar(&f.baseline, "baseline", rootcause.DefaultBaseline, "how long a period before the window is the baseline")
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = badUsage("incident takes no arguments, got %q; use --since or --from/--to", truncate(pos[0], 40))
+	}
+	if err == nil && (f.top < 1 || f.top > 100) {
+		err = badUsage("--top must be between 1 and 100")
+	}
+	if err != nil {
+		return fail(e, "incident", err)
+	}
+	from, to, err := window(f.since, f.from, f.to, time.Now())
+	if err != nil {
+		return fail(e, "incident", err)
+	}
+	eng, closeFn, err := f.engine(ctx, false, logger(e))
+	if err != nil {
+		return fail(e, "incident", err)
+	}
+	defer closeFn()
+	eng.Rootcause.Baseline = f.baseline
+	rep, err := eng.Incident(ctx, rootcause.Query{From: from, To: to, Service: f.service, Top: f.top})
+	if errors.Is(err, rootcause.ErrNoData) {
+		return fail(e, "incident", fmt.Errorf("no records between %s and %s; is ingest running, or is the window right?",
+			from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339)))
+	}
+	if err != nil {
+		return fail(e, "incident", err)
+	}
+	if f.json {
+		err = writeJSON(e.stdout, rep)
+	} else {
+		err = writeIncident(e.stdout, rep)
+	}
+	if err != nil {
+		return fail(e, "incident", err)
+	}
+	return exitOK
+}
+
+// writeIncident prints the ranked candidates for a terminal.
+func writeIncident(w io.Writer, rep *rootcause.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Incident %s → %s UTC: %d traces, %d failing",
+		rep.Window.From.UTC().Format("2006-01-02 15:04:05"), rep.Window.To.UTC().Format("15:04:05"), rep.Traces, rep.FailedTraces)
+	if rep.Baseline != nil {
+		fmt.Fprintf(&b, "; baseline from %s", rep.Baseline.From.UTC().Format("15:04:05"))
+	}
+	b.WriteString("\n")
+	for _, wn := range rep.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	if len(rep.Candidates) == 0 {
+		b.WriteString("\nNo root-cause candidate: nothing in the window differs from the baseline.\n")
+	}
+	for _, c := range rep.Candidates {
+		fmt.Fprintf(&b, "\n#%d  %s  %s  score %.2f", c.Rank, c.Service, c.Kind, c.Score)
+		if c.Traces > 0 {
+			fmt.Fprintf(&b, "  %d failing traces", c.Traces)
+		}
+		if !c.FirstSeen.IsZero() {
+			fmt.Fprintf(&b, "  first seen %s", c.FirstSeen.UTC().Format("15:04:05.000"))
+		}
+		b.WriteString("\n")
+		if c.Template != "" {
+			fmt.Fprintf(&b, "    signature %s  %s\n", c.Signature, oneLine(c.Template, 100))
+		}
+		for _, ev := range c.Evidence {
+			fmt.Fprintf(&b, "    - %s\n", ev)
+		}
+		if len(c.ExampleTraces) > 0 {
+			fmt.Fprintf(&b, "    traces: analyze trace %s\n", c.ExampleTraces[0])
+		}
+		if c.Runbook != nil {
+			fmt.Fprintf(&b, "    runbook %s (%s, MTTR %s): analyze runbook %s\n", c.Runbook.ID, c.Runbook.Severity, c.Runbook.MTTRTarget, c.Runbook.ID)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -42,7 +42,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	msqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 
 	"github.com/faultline/faultline/store/backend"
 )
@@ -115,6 +115,7 @@ type DB struct {
 	log    *slog.Logger
 	r      *sql.DB // read pool, query_only
 	w      *sql.DB // write pool of one connection; nil when read-only
+	group  *groupWriter
 	closed atomic.Bool
 }
 
@@ -141,10 +142,22 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db := &DB{path: abs, opts: opts, log: opts.Logger}
 	if err := db.openPools(ctx); err != nil {
-		return nil, errors.Join(err, db.closePools())
+		return nil, errors.Join(explain(err), db.closePools())
 	}
 	db.log.Debug("store opened", "path", abs, "read_only", opts.ReadOnly)
 	return db, nil
+}
+
+// sqliteNotADB is SQLite's result code for a file that is not a database.
+const sqliteNotADB = 26
+
+// explain turns SQLite's wording into the user's.
+func explain(err error) error {
+	var se *msqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqliteNotADB {
+		return fmt.Errorf("it is not a faultline store (%w)", err)
+	}
+	return err
 }
 
 // checkFile refuses a directory, and a missing file when read-only.
@@ -156,6 +169,9 @@ func checkFile(path string, readOnly bool) error {
 	case errors.Is(err, os.ErrNotExist) && readOnly:
 		return backend.ErrNoStore
 	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("its directory is missing or unreadable: %w", err)
+		}
 		return nil
 	case err != nil:
 		return err
@@ -175,6 +191,7 @@ func (db *DB) openPools(ctx context.Context) error {
 		if err := migrate(ctx, w, db.log); err != nil {
 			return err
 		}
+		db.group = newGroupWriter(w)
 	}
 	r, err := sql.Open("sqlite", dsn(db.path, db.opts, true))
 	if err != nil {
@@ -195,6 +212,9 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	if db.group != nil {
+		db.group.close() // commits what is queued
+	}
 	if db.w != nil {
 		// Fold the WAL back into the database so the file is self-contained;
 		// a busy reader may prevent it, which is harmless.
@@ -204,6 +224,9 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) closePools() error {
+	if db.group != nil {
+		db.group.close()
+	}
 	var errs []error
 	if db.r != nil {
 		errs = append(errs, db.r.Close())

@@ -17,9 +17,11 @@ const insertSQL = `INSERT INTO records (ts, trace, service, severity, alert, bod
 const deleteChunk = 5000
 
 // WriteBatch stores every record of recs or none of them, in one
-// transaction: when it returns nil the records are durable (per the
-// Durability option) and visible to readers; on error nothing of the batch
-// is. recs is not retained. An empty batch is a no-op.
+// transaction (shared with batches written concurrently, see group.go):
+// when it returns nil the records are durable (per the Durability option)
+// and visible to readers; on error nothing of the batch is. A record whose
+// Time cannot be stored (before 1678 or after 2262) refuses the batch with
+// backend.ErrBadRecord. recs is not retained. An empty batch is a no-op.
 func (db *DB) WriteBatch(ctx context.Context, recs []schema.Record) error {
 	if len(recs) == 0 {
 		return nil
@@ -35,13 +37,10 @@ func (db *DB) writeBatch(ctx context.Context, recs []schema.Record) error {
 	if err != nil {
 		return err
 	}
-	w, err := db.writer()
-	if err != nil {
+	if _, err := db.writer(); err != nil {
 		return err
 	}
-	return inTx(ctx, w, func(tx *sql.Tx) error {
-		return insertRows(ctx, tx, rows)
-	})
+	return db.group.write(ctx, rows)
 }
 
 // row is one record as the records table's columns.
@@ -83,19 +82,13 @@ func alertFlag(r *schema.Record) int64 {
 	return 0
 }
 
-func insertRows(ctx context.Context, tx *sql.Tx, rows []row) error {
-	stmt, err := tx.PrepareContext(ctx, insertSQL)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
+func insertRows(ctx context.Context, stmt *sql.Stmt, rows []row) error {
 	for _, r := range rows {
 		if _, err := stmt.ExecContext(ctx, r.ts, r.trace, r.service, r.severity, r.alert, r.body, r.rest); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = 'records'`, len(rows))
-	return err
+	return nil
 }
 
 // inTx runs f in one IMMEDIATE transaction and commits, or rolls back

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/analysis"
+	"github.com/faultline/faultline/runbookgen"
+	"github.com/faultline/faultline/store"
+)
+
+// usageError is bad usage or bad input: exit code 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func badUsage(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// parseFlags parses args with fs, letting flags stand before or after the
+// positional arguments, and returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, badUsage("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// fail prints err as one sentence on stderr and returns its exit code.
+func fail(e *env, cmd string, err error) int {
+	msg := err.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	fmt.Fprintf(e.stderr, "analyze %s: %s\n", cmd, msg)
+	var u usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+// storeFlags are the flags every store-reading command shares.
+type storeFlags struct {
+	url      string
+	runbooks string
+	public   string
+}
+
+func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&s.url, "store", store.DefaultURL(e.getenv), "store URL or path")
+	fs.StringVar(&s.runbooks, "runbooks", e.getenv("FAULTLINE_RUNBOOKS"), "folder of team runbook templates")
+	fs.StringVar(&s.public, "public-url", e.getenv("FAULTLINE_PUBLIC_URL"), "base URL of links")
+}
+
+// engine opens the store and builds the analysis engine; close releases it.
+func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger) (*analysis.Engine, func(), error) {
+	st, err := store.Open(ctx, s.url, store.Options{ReadOnly: readOnly, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: s.runbooks, PublicURL: s.public}, log)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	for _, p := range gen.Problems() {
+		log.Warn("team runbook template ignored; the built-in one is used", "problem", p)
+	}
+	eng, err := analysis.New(st, gen, log)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return eng, func() { st.Close() }, nil
+}
+
+// logger writes warnings to stderr as plain text.
+func logger(e *env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// window resolves --since or --from/--to against now.
+func window(since, from, to string, now time.Time) (time.Time, time.Time, error) {
+	if from != "" || to != "" {
+		if since != "" {
+			return time.Time{}, time.Time{}, badUsage("give either --since or --from and --to, not both")
+		}
+		f, err := time.Parse(time.RFC3339, from)
+		if err != nil {
+			return time.Time{}, time.Time{}, badUsage("--from %q is not an RFC3339 time such as 2026-11-30T10:00:00Z", truncate(from, 40))
+		}
+		t := now
+		if to != "" {
+			if t, err = time.Parse(time.RFC3339, to); err != nil {
+				return time.Time{}, time.Time{}, badUsage("--to %q is not an RFC3339 time such as 2026-11-30T10:30:00Z", truncate(to, 40))
+			}
+		}
+		if !t.After(f) {
+			return time.Time{}, time.Time{}, badUsage("--to must be after --from")
+		}
+		return f, t, nil
+	}
+	if since == "" {
+		since = "30m"
+	}
+	d, err := time.ParseDuration(since)
+	if err != nil || d <= 0 {
+		return time.Time{}, time.Time{}, badUsage("--since %q is not a positive duration such as 30m or 2h", truncate(since, 40))
+	}
+	return now.Add(-d), now, nil
+}

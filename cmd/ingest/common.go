@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/store"
+)
+
+// errUsage marks a parse error already reported by the flag set.
+var errUsage = errors.New("usage")
+
+// newFlags returns a flag set that reports errors to e.stderr.
+func newFlags(e *env, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("ingest "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}
+
+// decoder builds the decoder from the patterns file (flag, else
+// $FAULTLINE_PATTERNS); an unreadable or invalid file is a usage error.
+func decoder(e *env, patterns string) (*ingest.Decoder, error) {
+	if patterns == "" {
+		patterns = strings.TrimSpace(e.getenv("FAULTLINE_PATTERNS"))
+	}
+	var extra []ingest.TextPattern
+	if patterns != "" {
+		var err error
+		if extra, err = ingest.LoadTextPatterns(patterns); err != nil {
+			return nil, err
+		}
+	}
+	tm, err := ingest.NewTextMatcher(extra)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.NewDecoder(ingest.DecoderConfig{Text: tm}), nil
+}
+
+// openStore opens --store, else $FAULTLINE_STORE, else the default path.
+func openStore(ctx context.Context, e *env, url string, log *slog.Logger) (store.Store, error) {
+	if url == "" {
+		url = store.DefaultURL(e.getenv)
+	}
+	return store.Open(ctx, url, store.Options{Logger: log})
+}
+
+// logger writes structured logs to e.stderr at the level $FAULTLINE_LOG_LEVEL
+// names (debug, info, warn, error; default info).
+func logger(e *env, quiet bool) *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(e.getenv("FAULTLINE_LOG_LEVEL"))); err != nil {
+		lvl = slog.LevelInfo
+		if quiet {
+			lvl = slog.LevelWarn
+		}
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+// fail prints one sentence to stderr and returns code.
+func fail(w io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(w, "ingest: "+format+"\n", args...)
+	return code
+}
+
+// isNotExist reports whether err is a missing file.
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }

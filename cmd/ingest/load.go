@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/faultline/faultline/ingest"
+)
+
+type loadFlags struct {
+	store    string
+	patterns string
+	quiet    bool
+}
+
+// runLoad loads each file into the store and prints one line per file:
+// its detected format, records accepted and rejected by reason.
+func runLoad(ctx context.Context, e *env, args []string) int {
+	var f loadFlags
+	fs := newFlags(e, "load")
+	fs.StringVar(&f.store, "store", "", "store URL (default $FAULTLINE_STORE, else ./faultline.db)")
+	fs.StringVar(&f.patterns, "patterns", "", "JSON file of extra text patterns (default $FAULTLINE_PATTERNS)")
+	fs.BoolVar(&f.quiet, "q", false, "print nothing but errors")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		return fail(e.stderr, exitUsage, "give at least one FILE to load (\"-\" reads standard input).")
+	}
+	dec, err := decoder(e, f.patterns)
+	if err != nil {
+		return fail(e.stderr, exitUsage, "%v; fix the patterns file.", err)
+	}
+	for _, name := range fs.Args() {
+		if name == "-" {
+			continue
+		}
+		if st, err := os.Stat(name); err != nil || st.IsDir() {
+			return fail(e.stderr, exitUsage, "cannot read %q: not a readable file.", truncate(name, 200))
+		}
+	}
+	log := logger(e, true)
+	st, err := openStore(ctx, e, f.store, log)
+	if err != nil {
+		return fail(e.stderr, exitFail, "%v; check --store.", err)
+	}
+	code := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), f.quiet)
+	if err := st.Close(); err != nil && code == exitOK {
+		return fail(e.stderr, exitFail, "cannot close the store: %v.", err)
+	}
+	return code
+}
+
+func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, quiet bool) int {
+	for _, name := range names {
+		stats, format, err := loadOne(ctx, e, l, name)
+		if err != nil {
+			code := exitUsage
+			if errors.Is(err, ingest.ErrSink) || ctx.Err() != nil {
+				code = exitFail
+			}
+			return fail(e.stderr, code, "%v.", err)
+		}
+		if !quiet {
+			fmt.Fprintf(e.stdout, "%s: %s, %d records accepted, %d rejected%s\n",
+				name, format, stats.Accepted, stats.Rejected, reasons(stats))
+		}
+	}
+	return exitOK
+}
+
+func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string) (ingest.Stats, ingest.Format, error) {
+	var r io.Reader = e.stdin
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return ingest.Stats{}, "", fmt.Errorf("cannot read %q: %w", truncate(name, 200), err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	return l.Load(ctx, name, r)
+}
+
+func reasons(st ingest.Stats) string {
+	if st.Rejected == 0 {
+		return ""
+	}
+	s := " ("
+	for i, r := range st.Reasons() {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s: %d", r, st.Rejects[r])
+	}
+	return s + ")"
+}

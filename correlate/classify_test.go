@@ -1,0 +1,205 @@
+package correlate
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+func errorLog(msg string) *schema.Record {
+	return &schema.Record{Type: schema.TypeLog, Severity: schema.SeverityError, Body: msg}
+}
+
+func warnLog(msg string) *schema.Record {
+	return &schema.Record{Type: schema.TypeLog, Severity: schema.SeverityWarn, Body: msg}
+}
+
+// TestClassifyMessages runs Classify over error messages as real software
+// writes them (Java, Go, Python, Node, proxies, databases, resilience
+// libraries).
+func TestClassifyMessages(t *testing.T) {
+	cases := []struct {
+		msg  string
+		want schema.Kind
+	}{
+		// Timeouts.
+		{`Get "http://payment:8080/charge": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, schema.KindDependencyTimeout},
+		{`java.net.SocketTimeoutException: Read timed out`, schema.KindDependencyTimeout},
+		{`rpc error: code = DeadlineExceeded desc = context deadline exceeded`, schema.KindDependencyTimeout},
+		{`upstream request timeout`, schema.KindDependencyTimeout},
+		{`ERROR: canceling statement due to statement timeout`, schema.KindTimeout},
+		{`Lock wait timeout exceeded; try restarting transaction`, schema.KindTimeout},
+		{`operation exceeded 3000ms`, schema.KindTimeout},
+		{`Error: ETIMEDOUT`, schema.KindTimeout},
+		{`requests.exceptions.ReadTimeout: HTTPConnectionPool(host='inventory', port=80): Read timed out. (read timeout=5)`, schema.KindDependencyTimeout},
+		// Connection refused and unreachable callees.
+		{`dial tcp 10.0.0.7:5432: connect: connection refused`, schema.KindConnectionRefused},
+		{`Error: connect ECONNREFUSED 127.0.0.1:6379`, schema.KindConnectionRefused},
+		{`java.net.ConnectException: Connection refused (Connection refused)`, schema.KindConnectionRefused},
+		{`Request processing failed; nested exception is java.lang.IllegalStateException: No instances available for ts-basic-service`, schema.KindConnectionRefused},
+		{`no healthy upstream`, schema.KindConnectionRefused},
+		{`java.net.UnknownHostException: payment-service: Name or service not known`, schema.KindConnectionRefused},
+		// Rate limits.
+		{`429 Too Many Requests`, schema.KindRateLimit},
+		{`Rate limit exceeded, Retry-After: 30`, schema.KindRateLimit},
+		{`botocore.exceptions.ClientError: An error occurred (ThrottlingException) when calling the PutItem operation: Rate exceeded`, schema.KindRateLimit},
+		// Overload.
+		{`server overloaded, shedding load`, schema.KindOverload},
+		{`rpc error: code = ResourceExhausted desc = grpc: received message larger than max`, schema.KindOverload},
+		// Resilience patterns.
+		{`io.github.resilience4j.circuitbreaker.CallNotPermittedException: CircuitBreaker 'backendA' is OPEN and does not permit further calls`, schema.KindCircuitOpen},
+		{`com.netflix.hystrix.exception.HystrixRuntimeException: getUser short-circuited and fallback failed.`, schema.KindCircuitOpen},
+		{`circuit breaker is open`, schema.KindCircuitOpen},
+		{`io.github.resilience4j.bulkhead.BulkheadFullException: Bulkhead 'inventory' is full and does not permit further calls`, schema.KindBulkheadFull},
+		{`java.util.concurrent.RejectedExecutionException: Task rejected from java.util.concurrent.ThreadPoolExecutor@5f1`, schema.KindBulkheadFull},
+		{`HystrixRuntimeException: could not acquire a semaphore for execution`, schema.KindBulkheadFull},
+		{`org.springframework.retry.ExhaustedRetryException: Retry exhausted after last attempt`, schema.KindRetryExhausted},
+		{`giving up after 5 attempts: connection reset by peer`, schema.KindRetryExhausted},
+		{`request failed after 3 retries`, schema.KindRetryExhausted},
+		// Connection pools.
+		{`HikariPool-1 - Connection is not available, request timed out after 30000ms.`, schema.KindDBPoolExhaustion},
+		{`org.apache.commons.dbcp.SQLNestedException: Cannot get a connection, pool error Timeout waiting for idle object`, schema.KindDBPoolExhaustion},
+		{`sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30`, schema.KindDBPoolExhaustion},
+		{`FATAL: sorry, too many clients already`, schema.KindDBPoolExhaustion},
+		{`FATAL: remaining connection slots are reserved for non-replication superuser connections`, schema.KindDBPoolExhaustion},
+		{`failed to acquire connection from pgxpool: context deadline exceeded`, schema.KindDBPoolExhaustion},
+		// Memory.
+		{`java.lang.OutOfMemoryError: Java heap space`, schema.KindOOM},
+		{`java.lang.OutOfMemoryError: GC overhead limit exceeded`, schema.KindOOM},
+		{`fatal error: runtime: out of memory`, schema.KindOOM},
+		{`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`, schema.KindOOM},
+		{`MemoryError`, schema.KindOOM},
+		{`Container killed: OOMKilled (exit code 137)`, schema.KindOOM},
+		// Deploy regressions.
+		{`java.lang.NoSuchMethodError: 'void com.acme.Client.send(java.lang.String)'`, schema.KindBadDeploy},
+		{`ModuleNotFoundError: No module named 'requests'`, schema.KindBadDeploy},
+		{`Error: Cannot find module 'express'`, schema.KindBadDeploy},
+		{`ERROR: column "discount_code" does not exist`, schema.KindBadDeploy},
+		// Deterministic bugs and bad input.
+		{`java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null`, schema.KindDeterministic},
+		{`panic: runtime error: invalid memory address or nil pointer dereference`, schema.KindDeterministic},
+		{`TypeError: Cannot read properties of undefined (reading 'id')`, schema.KindDeterministic},
+		{`KeyError: 'customer_id'`, schema.KindDeterministic},
+		{`json: cannot unmarshal string into Go struct field Order.total of type float64`, schema.KindDeterministic},
+		{`pq: duplicate key value violates unique constraint "orders_pkey"`, schema.KindDeterministic},
+		{`POST /users returned 400 Bad Request`, schema.KindDeterministic},
+		// Auth and missing things.
+		{`401 Unauthorized: invalid token`, schema.KindAuth},
+		{`io.jsonwebtoken.ExpiredJwtException: JWT expired at 2024-01-01T00:00:00Z`, schema.KindAuth},
+		{`rpc error: code = PermissionDenied desc = permission denied`, schema.KindAuth},
+		{`GET /api/items/9 returned 404`, schema.KindNotFound},
+		{`user 42 not found`, schema.KindNotFound},
+		// Dead letters.
+		{`message 7f3a moved to DLQ after maxReceiveCount 5`, schema.KindPoisonMessage},
+		{`Rejecting poison message orders-v2/offset 1773: deserialization failed`, schema.KindPoisonMessage},
+		// Transient.
+		{`read tcp 10.0.0.3:5432: read: connection reset by peer`, schema.KindTransient},
+		{`502 Bad Gateway`, schema.KindTransient},
+		{`upstream responded with status 503`, schema.KindTransient},
+		{`write: broken pipe`, schema.KindTransient},
+		// Nothing recognisable.
+		{`[getAllFood][Get the Get Food Request Failed!]`, schema.KindUnknown},
+		{`something went wrong`, schema.KindUnknown},
+	}
+	for _, c := range cases {
+		if got := Classify(errorLog(c.msg)); got != c.want {
+			t.Errorf("Classify(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+}
+
+// TestClassifySignals: lines below ERROR get a kind only when they signal
+// a failure.
+func TestClassifySignals(t *testing.T) {
+	cases := []struct {
+		rec  *schema.Record
+		want schema.Kind
+	}{
+		{warnLog(`[GC (Allocation Failure) [PSYoungGen: 1398144K->1398144K(1398272K)], 1.8522941 secs]`), schema.KindResourceGC},
+		{warnLog(`[gc][young][1288][47] duration [2.1s], collections [1]/[2.3s], total [2.1s]/[11.2s]`), schema.KindResourceGC},
+		{warnLog(`GC pause (G1 Evacuation Pause) (young) 1250M->1180M(1300M), 0.9123 secs`), schema.KindResourceGC},
+		{warnLog(`HikariPool-1 - Thread starvation or clock leap detected (housekeeper delta=1m2s).`), schema.KindDBPoolExhaustion},
+		{warnLog(`seat hold failed, retrying (attempt 2/3)`), schema.KindTransient},
+		{warnLog(`slow query: SELECT * FROM orders took 4200ms`), schema.KindLatency},
+		{warnLog(`Order not found`), ""},
+		{warnLog(`[verifyCode][Verify code start]`), ""},
+		{&schema.Record{Type: schema.TypeLog, Severity: schema.SeverityInfo, Body: "connection refused"}, ""},
+		{&schema.Record{Type: schema.TypeSpan, Name: "GET /x", Attrs: map[string]string{schema.AttrHTTPStatus: "503"}}, schema.KindTransient},
+		{&schema.Record{Type: schema.TypeSpan, Name: "GET /x", Attrs: map[string]string{schema.AttrHTTPStatus: "404"}}, ""},
+		{&schema.Record{Type: schema.TypeSpan, Name: "GET /x", Status: schema.StatusError, Attrs: map[string]string{schema.AttrHTTPStatus: "504"}}, schema.KindDependencyTimeout},
+		{&schema.Record{Type: schema.TypeSpan, Name: "charge", Status: schema.StatusError, Attrs: map[string]string{schema.AttrRPCGRPCStatus: "14"}}, schema.KindTransient},
+		{&schema.Record{Type: schema.TypeSpan, Name: "charge", Status: schema.StatusError, Attrs: map[string]string{schema.AttrExceptionType: "java.net.SocketTimeoutException"}}, schema.KindDependencyTimeout},
+		{&schema.Record{Type: schema.TypeSpan, Name: "charge", Status: schema.StatusError}, schema.KindUnknown},
+	}
+	for _, c := range cases {
+		if got := Classify(c.rec); got != c.want {
+			t.Errorf("Classify(%+v) = %q, want %q", *c.rec, got, c.want)
+		}
+	}
+}
+
+// TestClassifyLongStackTrace finds the root cause at the end of a long
+// Java stack trace.
+func TestClassifyLongStackTrace(t *testing.T) {
+	msg := "Request processing failed\n"
+	for range 100 {
+		msg += "\tat org.springframework.web.servlet.FrameworkServlet.processRequest(FrameworkServlet.java:1014)\n"
+	}
+	msg += "Caused by: java.net.SocketTimeoutException: Read timed out"
+	if got := Classify(errorLog(msg)); got != schema.KindDependencyTimeout {
+		t.Errorf("Classify(long trace) = %q, want dependency-timeout", got)
+	}
+}
+
+func TestHintFromText(t *testing.T) {
+	cases := []struct{ msg, want string }{
+		{`I/O error on GET request for "http://inventory:8080/stock/77": Read timed out`, "inventory"},
+		{`timeout calling payment-service after 3000ms`, "payment-service"},
+		{`CircuitBreaker 'paymentService' is OPEN and does not permit further calls`, "paymentservice"},
+		{`No instances available for ts-basic-service`, "ts-basic-service"},
+		{`upstream request to https://user:pw@api.bank.example/v1/charge failed`, "api.bank.example"},
+		{`circuit breaker is open`, ""},
+		{`something failed`, ""},
+	}
+	for _, c := range cases {
+		var buf [textCap]byte
+		if got := hintFromText(lowerText(buf[:], errorLog(c.msg))); got != c.want {
+			t.Errorf("hintFromText(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+}
+
+func TestResolveHint(t *testing.T) {
+	tr := &Trace{}
+	for _, s := range []string{"frontend", "payment-service", "inventory"} {
+		tr.service(s)
+	}
+	cases := []struct{ hint, want string }{
+		{"payment-service", "payment-service"},
+		{"paymentservice", "payment-service"},
+		{"payment-service.prod.svc.cluster.local", "payment-service"},
+		{"inventory-7d9f8c-x2x1", "inventory"},
+		{"api.stripe.com", "api.stripe.com"},
+		{"10.0.0.1", "10.0.0.1"},
+	}
+	for _, c := range cases {
+		if got := resolveHint(tr, c.hint); got != c.want {
+			t.Errorf("resolveHint(%q) = %q, want %q", c.hint, got, c.want)
+		}
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	f.Add("HikariPool-1 - Connection is not available", "503", "after 3 attempts")
+	f.Add("status 5", "abc", "exceeded 12")
+	f.Fuzz(func(t *testing.T, body, status, exc string) {
+		r := &schema.Record{Severity: schema.SeverityError, Body: body,
+			Attrs: map[string]string{schema.AttrHTTPStatus: status, schema.AttrExceptionType: exc}}
+		k := Classify(r)
+		if !k.Valid() {
+			t.Fatalf("Classify gave %q, not a kind", k)
+		}
+		var buf [textCap]byte
+		_ = hintFromText(lowerText(buf[:], r))
+	})
+}

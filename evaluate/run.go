@@ -1,0 +1,134 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store"
+)
+
+// CaseResult is the score of one case.
+type CaseResult struct {
+	Case      string `json:"case"`
+	Truth     string `json:"truth"`
+	Kind      string `json:"kind,omitempty"`
+	FaultType string `json:"fault_type,omitempty"`
+	// Rank of the true service among the candidates (1 = first); 0 = absent.
+	Rank int      `json:"rank"`
+	Top  []string `json:"top"`
+	// Origins: failing traces of the truth checked, and how many the
+	// per-trace analysis pointed at the true origin service.
+	OriginsChecked int     `json:"origins_checked,omitempty"`
+	OriginsRight   int     `json:"origins_right,omitempty"`
+	Records        int64   `json:"records"`
+	Seconds        float64 `json:"analysis_seconds"`
+}
+
+// Options tune a run.
+type Options struct {
+	// WorkDir holds the temporary stores; "" means the system's temp dir.
+	WorkDir string
+	// Top is how many candidates to keep; 0 means 5.
+	Top       int
+	Rootcause rootcause.Options
+	Logger    *slog.Logger
+	// Now is the clock of the analysis timing; nil means time.Now.
+	Now func() time.Time
+}
+
+// RunCase loads one case into a fresh embedded store and scores the analysis.
+func RunCase(ctx context.Context, c *Case, opt Options) (*CaseResult, error) {
+	dir, err := os.MkdirTemp(opt.WorkDir, "faultline-eval-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot make a work folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(ctx, filepath.Join(dir, "case.db"), store.Options{Logger: opt.Logger})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if err := loadFiles(ctx, st, c.Files, opt.Logger); err != nil {
+		return nil, err
+	}
+	return score(ctx, st, c, opt)
+}
+
+func loadFiles(ctx context.Context, st store.Store, files []string, log *slog.Logger) error {
+	l := ingest.NewLoader(ingest.NewDecoder(ingest.DecoderConfig{Limits: ingest.DefaultLimits()}), st, log)
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return fmt.Errorf("cannot open %q: %w", f, err)
+		}
+		_, _, err = l.Load(ctx, f, fh)
+		fh.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResult, error) {
+	top := opt.Top
+	if top <= 0 {
+		top = 5
+	}
+	t := c.Truth
+	res := &CaseResult{Case: c.Name, Truth: t.RootCause.Service, Kind: t.RootCause.Kind, FaultType: t.RootCause.FaultType}
+	if s, err := st.Stats(ctx); err == nil {
+		res.Records = s.Records
+	}
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	rep, err := rootcause.Analyze(ctx, st, rootcause.Query{From: t.Window.From, To: t.Window.To, Top: top}, opt.Rootcause)
+	res.Seconds = now().Sub(start).Seconds()
+	if err != nil {
+		return nil, fmt.Errorf("cannot analyse case %q: %w", c.Name, err)
+	}
+	for i, cand := range rep.Candidates {
+		res.Top = append(res.Top, cand.Service)
+		if res.Rank == 0 && cand.Service == t.RootCause.Service {
+			res.Rank = i + 1
+		}
+	}
+	return res, checkOrigins(ctx, st, c, res)
+}
+
+// checkOrigins runs the per-trace analysis on the truth's failing traces
+// and counts those whose suspect (or, lacking one, origin) is the truth.
+func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult) error {
+	for id, ft := range c.Truth.FailedTraces {
+		tid, err := schema.ParseTraceID(id)
+		if err != nil {
+			continue
+		}
+		r, err := correlate.Analyze(ctx, st, tid, correlate.Options{SkipTimeline: true})
+		res.OriginsChecked++
+		if err != nil {
+			continue
+		}
+		got := ""
+		if r.Suspect != nil {
+			got = r.Suspect.Service
+		} else if r.Origin != nil {
+			got = r.Origin.Service
+		}
+		if got == ft.OriginService {
+			res.OriginsRight++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package patterns
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// sampleLines mixes event words (VM states), free-text variables (user
+// names) and masked variables, in a fixed order.
+func sampleLines() []string {
+	var out []string
+	states := []string{"Paused", "Resumed", "Started", "Stopped"}
+	users := []string{"admin", "oracle", "test", "guest", "support", "ftp", "mysql", "nagios", "ubuntu", "pi"}
+	for i := range 40 {
+		out = append(out,
+			fmt.Sprintf("[instance: %08x-aaaa-bbbb-cccc-%012d] VM %s (Lifecycle Event)", i*7919, i, states[i%len(states)]),
+			fmt.Sprintf("Invalid user %s from 10.0.%d.%d", users[i%len(users)], i%7, i),
+			fmt.Sprintf("timeout calling inventory after %dms", 100+i*13),
+		)
+	}
+	return out
+}
+
+func mine(lines []string) (*Miner, []string) {
+	m := NewMiner(Config{})
+	ids := make([]string, len(lines))
+	for i, l := range lines {
+		ids[i] = m.Add(l)
+	}
+	return m, ids
+}
+
+func TestMinerGroups(t *testing.T) {
+	m, _ := mine(sampleLines())
+	got := map[string]int{}
+	total := 0
+	for _, tp := range m.Templates() {
+		got[tp.Template] = tp.Count
+		total += tp.Count
+	}
+	want := map[string]int{
+		"[instance: <*>] VM Paused (Lifecycle Event)":  10,
+		"[instance: <*>] VM Resumed (Lifecycle Event)": 10,
+		"[instance: <*>] VM Started (Lifecycle Event)": 10,
+		"[instance: <*>] VM Stopped (Lifecycle Event)": 10,
+		"Invalid user <*> from <*>":                    40,
+		"timeout calling inventory after <*>":          40,
+	}
+	for tmpl, n := range want {
+		if got[tmpl] != n {
+			t.Errorf("template %q: count %d, want %d (all: %v)", tmpl, got[tmpl], n, got)
+		}
+	}
+	if len(got) != len(want) || total != len(sampleLines()) {
+		t.Errorf("got %d templates over %d lines, want %d over %d: %v", len(got), total, len(want), len(sampleLines()), got)
+	}
+}
+
+func TestMinerDeterministic(t *testing.T) {
+	lines := sampleLines()
+	m1, ids1 := mine(lines)
+	m2, ids2 := mine(lines)
+	if !slices.Equal(m1.Templates(), m2.Templates()) {
+		t.Fatalf("same input, different templates:\n%v\n%v", m1.Templates(), m2.Templates())
+	}
+	for i := range ids1 {
+		a, _ := m1.Lookup(ids1[i])
+		b, _ := m2.Lookup(ids2[i])
+		if ids1[i] != ids2[i] || a != b {
+			t.Fatalf("line %d: ids %s/%s resolve to %v and %v", i, ids1[i], ids2[i], a, b)
+		}
+	}
+}
+
+func TestMinerTemplatesSorted(t *testing.T) {
+	m, _ := mine(sampleLines())
+	ts := m.Templates()
+	for i := 1; i < len(ts); i++ {
+		a, b := ts[i-1], ts[i]
+		if a.Count < b.Count || (a.Count == b.Count && a.ID > b.ID) {
+			t.Fatalf("templates not sorted by count then id at %d: %v then %v", i, a, b)
+		}
+	}
+}
+
+// TestMinerLookupAfterGeneralising checks that an id returned early
+// resolves to the final group once later messages widened it.
+func TestMinerLookupAfterGeneralising(t *testing.T) {
+	m := NewMiner(Config{})
+	first := m.Add("Invalid user admin from 10.0.0.1")
+	for _, u := range []string{"oracle", "test", "guest", "ftp", "pi", "www"} {
+		m.Add("Invalid user " + u + " from 10.0.0.2")
+	}
+	got, ok := m.Lookup(first)
+	if !ok || got.Template != "Invalid user <*> from <*>" || got.Count != 7 {
+		t.Fatalf("Lookup(first) = %+v, %v; want the widened template with 7 lines", got, ok)
+	}
+	if got.ID != TemplateID(got.Template) {
+		t.Errorf("final id %s is not the id of its text %q", got.ID, got.Template)
+	}
+	if again, ok := m.Lookup(got.ID); !ok || again != got {
+		t.Errorf("a final id does not resolve to itself: %+v", again)
+	}
+	if _, ok := m.Lookup("no-such-id"); ok {
+		t.Error("Lookup of an unknown id succeeded")
+	}
+}
+
+func TestMinerAddCountMasked(t *testing.T) {
+	m := NewMiner(Config{Masked: true})
+	a := m.AddCount("payment timed out after <*>", 5)
+	b := m.AddCount("payment timed out after <*>", 0)
+	if a != b {
+		t.Fatalf("same template, ids %s and %s", a, b)
+	}
+	ts := m.Templates()
+	if len(ts) != 1 || ts[0].Count != 6 || ts[0].Template != "payment timed out after <*>" {
+		t.Fatalf("templates = %+v, want one with count 6", ts)
+	}
+}
+
+func TestMinerEmpty(t *testing.T) {
+	m := NewMiner(Config{})
+	if ts := m.Templates(); len(ts) != 0 {
+		t.Fatalf("empty miner has templates %v", ts)
+	}
+	id := m.Add("   ")
+	got, ok := m.Lookup(id)
+	if !ok || got.Template != "" || got.Count != 1 {
+		t.Fatalf("blank message: %+v, %v", got, ok)
+	}
+}
+
+// TestTemplateIDStable pins the id function to FNV-1a 64 over a zero byte
+// and the template text, so ids in stored links survive upgrades.
+func TestTemplateIDStable(t *testing.T) {
+	tmpl := "Invalid user <*> from <*>"
+	h := fnv.New64a()
+	h.Write(append([]byte{0}, tmpl...))
+	want := fmt.Sprintf("%016x", h.Sum64())
+	if got := TemplateID(tmpl); got != want {
+		t.Errorf("TemplateID = %s, want %s", got, want)
+	}
+	if TemplateID("a") == TemplateID("b") {
+		t.Error("different texts, same id")
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern, word string
+		want          bool
+	}{
+		{"(<*>)", "()", true},
+		{"(<*>)", "(uid=0)", true},
+		{"rhost=<*>", "rhost=host.example", true},
+		{"depth...<*>", "threshold...<*>", false},
+		{"<*>:<*>", "a:b:c", true},
+		{"a<*>b<*>c", "aXbYc", true},
+		{"a<*>b<*>c", "aXbY", false},
+		{"plain", "plain", true},
+		{"plain", "plainer", false},
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.pattern, tt.word); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pattern, tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestMergeToken(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{"user=root", "user=bob", "user=<*>"},
+		{"(uid=<*>)", "()", "(uid=<*>)"},
+		{"session", "started", Wildcard},
+		{"x", "x", "x"},
+	}
+	for _, tt := range tests {
+		if got := mergeToken(tt.a, tt.b); got != tt.want {
+			t.Errorf("mergeToken(%q, %q) = %q, want %q", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestStripHeader(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"2024-05-01 12:00:00,123 ERROR payment timed out", "payment timed out"},
+		{"[2024-05-01T12:00:00Z] [warn] pool exhausted", "pool exhausted"},
+		{"Jul  2 04:07:18 combo sshd(pam_unix)[19432]: session opened", "combo sshd(pam_unix)[19432]: session opened"},
+		{"INFO o.a.Main - started", "o.a.Main - started"},
+		{"no header here", "no header here"},
+		{"2024-05-01 ERROR", "2024-05-01 ERROR"},
+	}
+	for _, tt := range tests {
+		if got := StripHeader(tt.in); got != tt.want {
+			t.Errorf("StripHeader(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkMinerAdd(b *testing.B) {
+	lines := sampleLines()
+	for i := range 2000 {
+		lines = append(lines, "worker "+strconv.Itoa(i%50)+" finished job "+strconv.Itoa(i)+" in "+strconv.Itoa(i%900)+"ms")
+	}
+	m := NewMiner(Config{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Add(lines[i%len(lines)])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1,0 +1,141 @@
+package runbookgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// memDocs is an in-memory DocStore.
+type memDocs struct {
+	docs map[string][]byte
+	fail error
+}
+
+func (m *memDocs) PutDoc(_ context.Context, kind, id string, doc []byte) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	m.docs[kind+"/"+id] = append([]byte(nil), doc...)
+	return nil
+}
+
+func (m *memDocs) GetDoc(_ context.Context, kind, id string) ([]byte, error) {
+	d, ok := m.docs[kind+"/"+id]
+	if !ok {
+		return nil, fmt.Errorf("doc %s/%s: %w", kind, id, schema.ErrNotFound)
+	}
+	return d, nil
+}
+
+func TestAttachSaveLoad(t *testing.T) {
+	ctx := context.Background()
+	g := newGen(t, Config{})
+	rep := fixedReport(schema.KindDBPoolExhaustion)
+	second := rep.Candidates[0]
+	second.ID, second.Service, second.Kind, second.Rank, second.Traces = "cand-2", "checkout", schema.KindTimeout, 2, 20
+	second.EntryPoints = []string{"invoice batch job"}
+	rep.Candidates = append(rep.Candidates, second)
+
+	rbs := g.Attach(rep)
+	if len(rbs) != 2 {
+		t.Fatalf("Attach returned %d runbooks", len(rbs))
+	}
+	for i, c := range rep.Candidates {
+		ref := c.Runbook
+		if ref == nil || ref.ID != rbs[i].ID || ref.URL != "/runbooks/"+ref.ID || !ValidID(ref.ID) {
+			t.Fatalf("candidate %d: bad ref %+v", i, ref)
+		}
+		if ref.ID != RunbookID(c.Service, c.Kind, c.Signature) {
+			t.Errorf("candidate %d: id %q is not the stable id", i, ref.ID)
+		}
+	}
+	if rep.Candidates[0].Runbook.Severity != SevP1 || rep.Candidates[1].Runbook.Severity != SevP3 ||
+		rep.Candidates[1].Runbook.MTTRTarget != "4h" {
+		t.Errorf("severities %+v %+v", rep.Candidates[0].Runbook, rep.Candidates[1].Runbook)
+	}
+
+	ds := &memDocs{docs: map[string][]byte{}}
+	if err := SaveAll(ctx, ds, rbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{rbs[0].ID, "cand-1"} {
+		got, err := Load(ctx, ds, id)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", id, err)
+		}
+		if got.Markdown != rbs[0].Markdown || got.Severity != rbs[0].Severity || got.CandidateID != "cand-1" {
+			t.Errorf("Load(%q) round trip differs", id)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	ds := &memDocs{docs: map[string][]byte{DocKind + "/junk": []byte("{not json")}}
+	if _, err := Load(ctx, ds, "nope-123"); !errors.Is(err, schema.ErrNotFound) {
+		t.Errorf("missing runbook: %v", err)
+	}
+	if _, err := Load(ctx, ds, "../etc/passwd"); !errors.Is(err, ErrBadID) {
+		t.Errorf("bad id: %v", err)
+	}
+	if _, err := Load(ctx, ds, "junk"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("corrupt doc: %v", err)
+	}
+	ds.fail = errors.New("disk full")
+	if err := Save(ctx, ds, &Runbook{ID: "x"}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("store error lost: %v", err)
+	}
+	if err := Save(ctx, ds, nil); !errors.Is(err, ErrBadID) {
+		t.Errorf("nil runbook: %v", err)
+	}
+}
+
+func TestForKindUnknown(t *testing.T) {
+	g := newGen(t, Config{})
+	if _, err := g.ForKind("nope"); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	rb := g.ForCandidate(nil, nil)
+	if rb == nil || rb.Kind != schema.KindUnknown {
+		t.Errorf("nil candidate: %+v", rb)
+	}
+	rep := fixedReport("made-up-kind")
+	rb = g.ForCandidate(rep, &rep.Candidates[0])
+	if rb.Kind != schema.KindUnknown || !strings.Contains(rb.Markdown, "## Mitigation — now") {
+		t.Errorf("invalid kind not handled: %+v", rb.Kind)
+	}
+}
+
+func TestLinkAlertRunbook(t *testing.T) {
+	g := newGen(t, Config{})
+	rb, _ := g.ForKind(schema.KindTimeout)
+	if err := rb.LinkAlertRunbook("https://wiki.example.com/runbooks/payment (old)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.LinkAlertRunbook("https://wiki.example.com/runbooks/payment"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(rb.Markdown, "\n")
+	if !strings.HasPrefix(lines[2], alertLinePrefix) || !strings.HasSuffix(lines[2], "(https://wiki.example.com/runbooks/payment)") {
+		t.Errorf("alert runbook not linked under the title: %q", lines[:4])
+	}
+	if strings.Count(rb.Markdown, alertLinePrefix) != 1 {
+		t.Error("a second call adds a second link")
+	}
+	for _, bad := range []string{"javascript:alert(1)", "/relative", "https://x/\n# h", ""} {
+		if err := rb.LinkAlertRunbook(bad); !errors.Is(err, ErrBadAlertURL) {
+			t.Errorf("LinkAlertRunbook(%q) = %v", bad, err)
+		}
+	}
+	if rb.AlertRunbookURL != "https://wiki.example.com/runbooks/payment" {
+		t.Errorf("AlertRunbookURL = %q", rb.AlertRunbookURL)
+	}
+	if err := rb.LinkAlertRunbook("https://x.example/a)b<c>"); err != nil || strings.Contains(rb.Markdown, "a)b") {
+		t.Errorf("link destination not escaped: %v", err)
+	}
+}

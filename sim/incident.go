@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// Incident is one simulated incident: every record written from the start of
+// the baseline to the end of the window, and the truth about it.
+type Incident struct {
+	// Config is the configuration it was generated from, defaults filled in
+	// and the fault chosen.
+	Config Config
+	// Records are the log records and spans, ordered by Time as the hosts
+	// wrote it (clock skew included). Attrs maps may be shared between
+	// records: treat them as read-only.
+	Records []schema.Record
+	// Truth is what truth.json holds.
+	Truth Truth
+
+	g    *graph
+	meta []recMeta // parallel to Records
+}
+
+// recMeta is what the simulator knows about a record beyond the Record:
+// for writing it (who wrote it, span kind) and for checking the truth.
+type recMeta struct {
+	at    time.Time // true time (no skew)
+	node  *node
+	pod   *pod
+	kind  spanKind
+	fault bool // the fault caused it
+}
+
+// spanKind is the OpenTelemetry span kind.
+type spanKind uint8
+
+const (
+	kindServer spanKind = iota
+	kindClient
+	kindProducer
+	kindConsumer
+	kindInternal
+)
+
+// Generate simulates one incident. The same Config always gives the same
+// incident.
+func Generate(cfg Config) (*Incident, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("cannot simulate: %w", err)
+	}
+	r := newRNG(cfg.Seed)
+	if cfg.Fault == "" {
+		cfg.Fault = pick(r, FaultKinds())
+	}
+	g := buildGraph(r, cfg)
+	s := newSim(cfg, r, g, planFault(r, g, cfg, cfg.Fault))
+	s.run()
+	inc := &Incident{Config: cfg, g: g}
+	inc.Records, inc.meta = sortRecords(s.recs, s.meta)
+	inc.Truth = s.truth()
+	return inc, nil
+}
+
+// sortRecords orders records by logged time, stably.
+func sortRecords(recs []schema.Record, meta []recMeta) ([]schema.Record, []recMeta) {
+	idx := make([]int32, len(recs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return recs[a].Time.Compare(recs[b].Time) })
+	outR := make([]schema.Record, len(recs))
+	outM := make([]recMeta, len(recs))
+	for i, j := range idx {
+		outR[i], outM[i] = recs[j], meta[j]
+	}
+	return outR, outM
+}
+
+// ServiceFormat names the log format of each service that logs, for
+// documentation and tests: service name → format name.
+func (inc *Incident) ServiceFormat() map[string]string {
+	out := map[string]string{}
+	for _, n := range inc.g.services() {
+		out[n.name] = n.format.String()
+	}
+	return out
+}

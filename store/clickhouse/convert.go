@@ -1,0 +1,261 @@
+package clickhouse
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/patterns"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/backend"
+)
+
+// Attribute keys under which faultline keeps the Record fields that the
+// Collector's tables have no column for. Readers of the plain Collector
+// schema see them as ordinary attributes; faultline removes them on read.
+const (
+	extraPrefix      = "faultline."
+	keyParentSpanID  = "faultline.parent_span_id"
+	keyDuration      = "faultline.duration_ns"
+	keyStatus        = "faultline.status"
+	keySeverity      = "faultline.severity"
+	keySeverityText  = "faultline.severity_text"
+	keyTemplate      = "faultline.template"
+	keySignature     = "faultline.signature"
+	keyName          = "faultline.name"
+	exceptionEvent   = "exception"
+	exceptionMessage = "exception.message"
+)
+
+// Span status codes as the Collector writes them (current generation);
+// the previous generation's STATUS_CODE_* forms are read too.
+const (
+	statusError = "Error"
+	statusOK    = "Ok"
+	statusUnset = "Unset"
+)
+
+// The time range a record may have: DateTime64(9) holds 1900-2262, but
+// the Collector's tables also keep the time as DateTime and partition by
+// Date, which hold 1970-2106.
+var (
+	minTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTime = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// validate refuses records that ClickHouse cannot hold as they are.
+func validate(recs []schema.Record) error {
+	for i := range recs {
+		r := &recs[i]
+		if r.Time.Before(minTime) || !r.Time.Before(maxTime) {
+			return fmt.Errorf("%w: record %d has time %s, outside %d-%d", backend.ErrBadRecord, i,
+				r.Time.UTC().Format(time.RFC3339), minTime.Year(), maxTime.Year())
+		}
+		if r.Type != schema.TypeLog && r.Type != schema.TypeSpan {
+			return fmt.Errorf("%w: record %d has unknown type %d", backend.ErrBadRecord, i, r.Type)
+		}
+	}
+	return nil
+}
+
+// resourcePrefixes mark the attribute keys that describe the resource
+// (OpenTelemetry semantic conventions); the rest are record attributes.
+var resourcePrefixes = []string{
+	"service.", "host.", "k8s.", "container.", "cloud.", "deployment.", "process.",
+	"os.", "telemetry.", "faas.", "device.", "webengine.",
+}
+
+func isResourceKey(k string) bool {
+	for _, p := range resourcePrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitAttrs divides r.Attrs into resource and record attributes; the
+// record map is always non-nil, for the faultline.* keys.
+func splitAttrs(r *schema.Record) (res, rec map[string]string) {
+	res = map[string]string{}
+	rec = make(map[string]string, len(r.Attrs)+4)
+	for k, v := range r.Attrs {
+		if isResourceKey(k) {
+			res[k] = v
+		} else {
+			rec[k] = v
+		}
+	}
+	rec[keyTemplate] = r.Template
+	rec[keySignature] = string(r.Signature)
+	return res, rec
+}
+
+// logExtras adds a log record's fields that otel_logs has no column for.
+func logExtras(r *schema.Record, rec map[string]string, hasScope bool) {
+	if r.ParentSpanID != "" {
+		rec[keyParentSpanID] = string(r.ParentSpanID)
+	}
+	if r.Duration != 0 {
+		rec[keyDuration] = strconv.FormatInt(int64(r.Duration), 10)
+	}
+	if r.Status != schema.StatusUnset {
+		rec[keyStatus] = strconv.Itoa(int(r.Status))
+	}
+	if r.Name != "" && !hasScope {
+		rec[keyName] = r.Name
+	}
+}
+
+// spanExtras adds a span's fields that otel_traces has no column for.
+func spanExtras(r *schema.Record, rec map[string]string) {
+	if r.Severity != 0 {
+		rec[keySeverity] = strconv.Itoa(int(r.Severity))
+	}
+	if r.SeverityText != "" {
+		rec[keySeverityText] = r.SeverityText
+	}
+}
+
+func statusCode(s schema.SpanStatus) string {
+	switch s {
+	case schema.StatusError:
+		return statusError
+	case schema.StatusOK:
+		return statusOK
+	}
+	return statusUnset
+}
+
+func parseStatus(s string) schema.SpanStatus {
+	switch s {
+	case statusError, "STATUS_CODE_ERROR":
+		return schema.StatusError
+	case statusOK, "STATUS_CODE_OK":
+		return schema.StatusOK
+	}
+	return schema.StatusUnset
+}
+
+// row is one record as the read queries return it, from any table.
+type row struct {
+	kind                             uint8
+	ts                               time.Time
+	traceID, spanID, parent, service string
+	severity                         int32
+	severityText, body, name         string
+	duration                         int64
+	status                           string
+	res, attrs                       map[string]string
+	eventNames                       []string
+	eventAttrs                       []map[string]string
+}
+
+func (w *row) dest() []any {
+	return []any{&w.kind, &w.ts, &w.traceID, &w.spanID, &w.parent, &w.service, &w.severity,
+		&w.severityText, &w.body, &w.name, &w.duration, &w.status, &w.res, &w.attrs,
+		&w.eventNames, &w.eventAttrs}
+}
+
+// record converts a row into a Record, taking the faultline.* keys back
+// out of the attributes and computing the template when none was stored.
+func (w *row) record() schema.Record {
+	r := schema.Record{
+		Type: schema.RecordType(w.kind), Time: w.ts.UTC(), TraceID: schema.TraceID(w.traceID),
+		SpanID: schema.SpanID(w.spanID), ParentSpanID: schema.SpanID(w.parent), Service: w.service,
+		Severity: schema.Severity(w.severity), SeverityText: w.severityText, Body: w.body, Name: w.name,
+	}
+	if r.Type == schema.TypeSpan {
+		r.Duration, r.Status = time.Duration(w.duration), parseStatus(w.status)
+	}
+	x := w.mergeAttrs(&r)
+	w.applyExtras(&r, x)
+	if r.Type == schema.TypeSpan && r.Body == "" {
+		r.Body = w.exceptionMessage(&r)
+	}
+	if _, ok := x[keyTemplate]; !ok && r.Body != "" {
+		r.Template = patterns.Mask(r.Body)
+		r.Signature = patterns.SignatureOf(r.Service, r.Template)
+	}
+	return r
+}
+
+// mergeAttrs sets r.Attrs to the resource and record attributes (record
+// ones win) without faultline's keys, which it returns.
+func (w *row) mergeAttrs(r *schema.Record) map[string]string {
+	n := len(w.res) + len(w.attrs)
+	if n == 0 {
+		return nil
+	}
+	attrs := make(map[string]string, n)
+	var x map[string]string
+	for _, m := range []map[string]string{w.res, w.attrs} {
+		for k, v := range m {
+			if strings.HasPrefix(k, extraPrefix) {
+				if x == nil {
+					x = map[string]string{}
+				}
+				x[k] = v
+				continue
+			}
+			attrs[k] = v
+		}
+	}
+	if len(attrs) > 0 {
+		r.Attrs = attrs
+	}
+	return x
+}
+
+func (w *row) applyExtras(r *schema.Record, x map[string]string) {
+	if len(x) == 0 {
+		return
+	}
+	if v, ok := x[keyTemplate]; ok {
+		r.Template, r.Signature = v, schema.Signature(x[keySignature])
+	}
+	if v := x[keyParentSpanID]; v != "" && r.ParentSpanID == "" {
+		r.ParentSpanID = schema.SpanID(v)
+	}
+	if v := x[keyName]; v != "" && r.Name == "" {
+		r.Name = v
+	}
+	if r.Type == schema.TypeLog {
+		if n, err := strconv.ParseInt(x[keyDuration], 10, 64); err == nil {
+			r.Duration = time.Duration(n)
+		}
+		if n, err := strconv.Atoi(x[keyStatus]); err == nil {
+			r.Status = schema.SpanStatus(n)
+		}
+		return
+	}
+	if n, err := strconv.Atoi(x[keySeverity]); err == nil && r.Severity == 0 {
+		r.Severity = schema.Severity(n)
+	}
+	if v := x[keySeverityText]; v != "" && r.SeverityText == "" {
+		r.SeverityText = v
+	}
+}
+
+// exceptionMessage is the message of a span's exception event, as the
+// Collector stores OpenTelemetry's span.RecordError; it also copies the
+// exception type into the attributes when they lack it.
+func (w *row) exceptionMessage(r *schema.Record) string {
+	for i, name := range w.eventNames {
+		if name != exceptionEvent || i >= len(w.eventAttrs) {
+			continue
+		}
+		ev := w.eventAttrs[i]
+		if t := ev[schema.AttrExceptionType]; t != "" {
+			if r.Attrs == nil {
+				r.Attrs = map[string]string{}
+			}
+			if _, ok := r.Attrs[schema.AttrExceptionType]; !ok {
+				r.Attrs[schema.AttrExceptionType] = t
+			}
+		}
+		return ev[exceptionMessage]
+	}
+	return ""
+}

@@ -1,0 +1,144 @@
+package clickhouse
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// Alert conditions: what WindowQuery.ErrorsOnly keeps (a log at WARN or
+// above; a span with an error status or a faultline severity of WARN or
+// above), as SQL over each source table.
+const (
+	logAlertCond  = "SeverityNumber >= 13"
+	spanAlertCond = "(StatusCode IN ('Error', 'STATUS_CODE_ERROR') OR toInt32OrZero(SpanAttributes['faultline.severity']) >= 13)"
+)
+
+// source is one table read as rows of the common layout (see row).
+type source struct {
+	table  string
+	sel    string // the SELECT list
+	hasSec bool   // the table has TimestampTime (a DateTime key column)
+}
+
+const mapSS, arrS, arrMapSS = "'Map(String, String)'", "'Array(String)'", "'Array(Map(String, String))'"
+
+func (s *Store) logSource() source {
+	name := "''"
+	if s.layout.hasCol(schema.TableLogs, "ScopeName") {
+		name = "ScopeName"
+	}
+	sel := strings.Join([]string{
+		"toUInt8(0) AS Kind", "Timestamp", "TraceId", "SpanId", "'' AS ParentSpanId",
+		"toString(ServiceName) AS Service", "toInt32(SeverityNumber) AS Severity",
+		"toString(SeverityText) AS SevText", "Body", "toString(" + name + ") AS Name",
+		"toInt64(0) AS Dur", "'' AS Status",
+		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(LogAttributes, " + mapSS + ") AS Attrs",
+		"CAST([], " + arrS + ") AS EvNames", "CAST([], " + arrMapSS + ") AS EvAttrs",
+	}, ", ")
+	return source{table: schema.TableLogs, sel: sel, hasSec: s.layout.hasCol(schema.TableLogs, "TimestampTime")}
+}
+
+func (s *Store) spanSource() source {
+	evNames, evAttrs := "CAST([], "+arrS+")", "CAST([], "+arrMapSS+")"
+	if s.layout.hasCol(schema.TableTraces, "Events.Name") {
+		evNames = "CAST(`Events.Name`, " + arrS + ")"
+	}
+	if s.layout.hasCol(schema.TableTraces, "Events.Attributes") {
+		evAttrs = "CAST(`Events.Attributes`, " + arrMapSS + ")"
+	}
+	sel := strings.Join([]string{
+		"toUInt8(1) AS Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId",
+		"toString(ServiceName) AS Service", "toInt32(0) AS Severity", "'' AS SevText",
+		"StatusMessage AS Body", "toString(SpanName) AS Name", "toInt64(Duration) AS Dur",
+		"toString(StatusCode) AS Status",
+		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(SpanAttributes, " + mapSS + ") AS Attrs",
+		evNames + " AS EvNames", evAttrs + " AS EvAttrs",
+	}, ", ")
+	return source{table: schema.TableTraces, sel: sel}
+}
+
+func (s *Store) errorSource() source {
+	sel := strings.Join([]string{
+		"Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId", "toString(ServiceName) AS Service",
+		"SeverityNumber AS Severity", "toString(SeverityText) AS SevText", "Body", "toString(Name) AS Name",
+		"Duration AS Dur", "toString(StatusCode) AS Status",
+		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(Attributes, " + mapSS + ") AS Attrs",
+		"CAST(EventNames, " + arrS + ") AS EvNames", "CAST(EventAttributes, " + arrMapSS + ") AS EvAttrs",
+	}, ", ")
+	return source{table: schema.TableErrors, sel: sel}
+}
+
+// part is one SELECT of a UNION ALL with its arguments.
+type part struct {
+	sql  string
+	args []any
+}
+
+// timeCond restricts a source to [from, to] (to inclusive when closed).
+func timeCond(src source, from, to time.Time, closed bool) part {
+	op := "<"
+	if closed {
+		op = "<="
+	}
+	p := part{
+		sql:  "Timestamp >= fromUnixTimestamp64Nano(toInt64(?)) AND Timestamp " + op + " fromUnixTimestamp64Nano(toInt64(?))",
+		args: []any{from.UnixNano(), to.UnixNano()},
+	}
+	if src.hasSec { // lets the primary key and partitions of otel_logs prune
+		p.sql += " AND TimestampTime >= toDateTime(?) AND TimestampTime <= toDateTime(?)"
+		p.args = append(p.args, from.Unix(), to.Unix()+1)
+	}
+	return p
+}
+
+// query unions parts and yields their rows as records ordered by time.
+func (s *Store) query(ctx context.Context, what string, parts []part, limit int) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		if err := s.check(); err != nil {
+			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
+			return
+		}
+		if len(parts) == 0 {
+			return
+		}
+		sqls := make([]string, len(parts))
+		var args []any
+		for i, p := range parts {
+			sqls[i], args = p.sql, append(args, p.args...)
+		}
+		q := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ") ORDER BY Timestamp, Kind LIMIT " + fmt.Sprint(limit)
+		rows, err := s.conn.Query(ctx, q, args...)
+		if err != nil {
+			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
+			return
+		}
+		defer rows.Close()
+		var w row
+		for rows.Next() {
+			if err := rows.Scan(w.dest()...); err != nil {
+				yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
+				return
+			}
+			if !yield(w.record(), nil) {
+				return
+			}
+			w = row{}
+		}
+		if err := rows.Err(); err != nil {
+			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
+		}
+	}
+}
+
+func (s *Store) selectFrom(src source, where string, args ...any) part {
+	return part{sql: "SELECT " + src.sel + " FROM " + s.table(src.table) + " WHERE " + where, args: args}
+}
+
+func and(p part, cond string, args ...any) part {
+	return part{sql: p.sql + " AND " + cond, args: append(p.args, args...)}
+}

@@ -1,0 +1,59 @@
+package clickhouse
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// WindowRecords yields the records with q.From <= Time < q.To, ordered by
+// time, filtered by service and ErrorsOnly, at most q.Limit (0:
+// Options.WindowLimit). ErrorsOnly reads faultline_errors when it exists,
+// else the record tables with the alert conditions.
+func (s *Store) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = s.opts.WindowLimit
+	}
+	if !q.From.Before(q.To) {
+		return func(func(schema.Record, error) bool) {}
+	}
+	what := fmt.Sprintf("window %s..%s", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"))
+	return s.query(ctx, what, s.windowParts(q), limit)
+}
+
+func (s *Store) windowParts(q schema.WindowQuery) []part {
+	var srcs []source
+	var conds []string
+	switch {
+	case q.ErrorsOnly && s.layout.has(schema.TableErrors):
+		srcs, conds = []source{s.errorSource()}, []string{""}
+	default:
+		for _, src := range s.recordSources() {
+			srcs = append(srcs, src)
+			switch {
+			case !q.ErrorsOnly:
+				conds = append(conds, "")
+			case src.table == schema.TableLogs:
+				conds = append(conds, logAlertCond)
+			default:
+				conds = append(conds, spanAlertCond)
+			}
+		}
+	}
+	parts := make([]part, len(srcs))
+	for i, src := range srcs {
+		t := timeCond(src, q.From, q.To, false)
+		p := s.selectFrom(src, t.sql, t.args...)
+		if q.Service != "" {
+			p = and(p, "ServiceName = ?", q.Service)
+		}
+		if conds[i] != "" {
+			p = and(p, conds[i])
+		}
+		parts[i] = p
+	}
+	return parts
+}

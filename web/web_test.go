@@ -1,0 +1,284 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/faultline/faultline/rootcause"
+)
+
+func newTestHandler(t testing.TB, cfg Config, b Backend) http.Handler {
+	t.Helper()
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return fixtureNow }
+	}
+	h, err := New(cfg, b, nil)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return h
+}
+
+// get performs one request and returns the recorder.
+func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestStatusCodes(t *testing.T) {
+	h := newTestHandler(t, Config{}, newFixtureBackend())
+	tests := []struct {
+		path   string
+		status int
+		ctype  string
+		has    string
+	}{
+		{"/healthz", 200, "text/plain", "ok"},
+		{"/", 302, "", ""},
+		{"/incident", 200, "text/html", "connection pool exhausted"},
+		{"/incident?since=15m", 200, "text/html", "last 15m"},
+		{"/incident?from=2026-11-30T03:30:00Z&to=2026-11-30T04:30:00Z&service=payments", 200, "text/html", "service: payments"},
+		{"/incident?since=banana", 400, "text/html", "not a positive duration"},
+		{"/incident?from=2026-11-30T05:00:00Z&to=2026-11-30T04:00:00Z", 400, "text/html", "from must be before to"},
+		{"/incident?since=30d", 400, "text/html", "wider than"},
+		{"/incident?since=1h&from=2026-11-30T03:00:00Z", 400, "text/html", "either since"},
+		{"/trace/" + string(fixtureTrace), 200, "text/html", "ORIGIN"},
+		{"/trace/not-a-trace", 400, "text/html", "not a trace id"},
+		{"/trace/ffffffffffffffffffffffffffffffff", 404, "text/html", "No records for this trace id"},
+		{"/trace?id=" + strings.ToUpper(string(fixtureTrace)), 302, "", ""},
+		{"/trace", 200, "text/html", "Find a trace"},
+		{"/runbooks/" + fixtureRunbook, 200, "text/html", "pg_stat_activity"},
+		{"/runbooks/" + fixtureRunbook + ".md", 200, "text/markdown", "## Diagnosis"},
+		{"/runbooks/nope", 404, "text/html", "no runbook"},
+		{"/runbooks/bad%20id", 400, "text/html", "not a runbook id"},
+		{"/api/v1/incident?since=1h", 200, "application/json", `"candidates"`},
+		{"/api/v1/incident?since=-5m", 400, "application/json", `"error"`},
+		{"/api/v1/trace/" + string(fixtureTrace), 200, "application/json", `"origin"`},
+		{"/api/v1/trace/zzz", 400, "application/json", `"error"`},
+		{"/api/v1/trace/ffffffffffffffffffffffffffffffff", 404, "application/json", `"error"`},
+		{"/api/v1/runbooks/" + fixtureRunbook, 200, "application/json", `"markdown"`},
+		{"/api/v1/runbooks/nope", 404, "application/json", `"error"`},
+		{"/api/v1/nothing", 404, "application/json", `"error"`},
+		{"/nothing", 404, "text/html", "no such page"},
+		{"/static/app.css", 200, "text/css", "prefers-color-scheme"},
+		{"/static/app.js", 200, "javascript", "live"},
+		{"/static/../web.go", 404, "", ""},
+		{"/hooks/alertmanager", 404, "", ""},
+	}
+	for _, tt := range tests {
+		rec := get(h, tt.path)
+		if rec.Code != tt.status {
+			t.Errorf("GET %s: status %d, want %d; body %.200s", tt.path, rec.Code, tt.status, rec.Body.String())
+			continue
+		}
+		if ct := rec.Header().Get("Content-Type"); !strings.Contains(ct, tt.ctype) {
+			t.Errorf("GET %s: content type %q, want %q", tt.path, ct, tt.ctype)
+		}
+		if !strings.Contains(rec.Body.String(), tt.has) {
+			t.Errorf("GET %s: body lacks %q: %.300s", tt.path, tt.has, rec.Body.String())
+		}
+	}
+}
+
+func TestSecurityHeadersOnEveryResponse(t *testing.T) {
+	h := newTestHandler(t, Config{}, newFixtureBackend())
+	for _, p := range []string{"/incident", "/trace/" + string(fixtureTrace), "/runbooks/" + fixtureRunbook, "/api/v1/incident", "/nothing", "/trace/x"} {
+		rec := get(h, p)
+		csp := rec.Header().Get("Content-Security-Policy")
+		for _, want := range []string{"script-src 'self'", "frame-ancestors 'none'", "default-src 'none'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %q", p, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") {
+			t.Errorf("%s: CSP allows unsafe sources: %q", p, csp)
+		}
+		if rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get("Referrer-Policy") == "" {
+			t.Errorf("%s: missing nosniff or Referrer-Policy: %v", p, rec.Header())
+		}
+	}
+}
+
+func TestAPIDocumentsRoundTrip(t *testing.T) {
+	b := newFixtureBackend()
+	h := newTestHandler(t, Config{}, b)
+	rec := get(h, "/api/v1/incident?from=2026-11-30T03:30:00Z&to=2026-11-30T04:30:00Z&service=payments&top=2")
+	var rep struct {
+		Window     struct{ From, To time.Time }
+		Candidates []struct {
+			ID      string `json:"id"`
+			Rank    int    `json:"rank"`
+			Runbook struct {
+				URL string `json:"url"`
+			} `json:"runbook"`
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &rep); err != nil {
+		t.Fatalf("incident JSON: %v", err)
+	}
+	if len(rep.Candidates) != 2 || rep.Candidates[0].ID != fixtureRunbook || rep.Candidates[0].Runbook.URL == "" {
+		t.Errorf("candidates = %+v", rep.Candidates)
+	}
+	want := IncidentQuery{From: fixtureNow.Add(-time.Hour), To: fixtureNow, Service: "payments", Top: 2}
+	if b.lastQ != want {
+		t.Errorf("backend got %+v, want %+v", b.lastQ, want)
+	}
+	get(h, "/api/v1/incident")
+	if b.lastQ.To.Sub(b.lastQ.From) != time.Hour || b.lastQ.Top != 200 {
+		t.Errorf("default query = %+v, want the last hour and the API cap", b.lastQ)
+	}
+}
+
+func TestAPIErrorsShowNoInternals(t *testing.T) {
+	b := newFixtureBackend()
+	b.err = errors.New("dial tcp 10.1.2.3:9000: secret-password@clickhouse refused")
+	h := newTestHandler(t, Config{}, b)
+	for _, p := range []string{"/api/v1/incident", "/incident", "/api/v1/trace/" + string(fixtureTrace), "/runbooks/x"} {
+		rec := get(h, p)
+		if rec.Code != 500 {
+			t.Errorf("%s: status %d, want 500", p, rec.Code)
+		}
+		if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "10.1.2.3") {
+			t.Errorf("%s: internals leaked: %s", p, rec.Body.String())
+		}
+	}
+	rec := get(h, "/api/v1/incident")
+	var body map[string]string
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body["error"] == "" || len(body) != 1 {
+		t.Errorf("error body = %q (%v), want {\"error\": ...}", rec.Body.String(), err)
+	}
+}
+
+func TestPanicBecomes500(t *testing.T) {
+	b := newFixtureBackend()
+	b.panicMsg = "boom: internal state xyz"
+	h := newTestHandler(t, Config{}, b)
+	for _, p := range []string{"/incident", "/api/v1/incident"} {
+		rec := get(h, p)
+		if rec.Code != 500 || strings.Contains(rec.Body.String(), "xyz") {
+			t.Errorf("%s: status %d body %.200s, want a 500 without the panic text", p, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// blockingBackend waits for the request's deadline.
+type blockingBackend struct{ fakeBackend }
+
+func (b *blockingBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestBackendTimeout(t *testing.T) {
+	h := newTestHandler(t, Config{RequestTimeout: 30 * time.Millisecond}, &blockingBackend{*newFixtureBackend()})
+	rec := get(h, "/api/v1/incident")
+	if rec.Code != http.StatusGatewayTimeout || !strings.Contains(rec.Body.String(), "narrower window") {
+		t.Errorf("status %d body %s, want 504 with advice", rec.Code, rec.Body.String())
+	}
+}
+
+func TestHooksMounted(t *testing.T) {
+	var gotPath string
+	hooks := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotPath = r.URL.Path
+		w.WriteHeader(http.StatusAccepted)
+	})
+	h := newTestHandler(t, Config{Hooks: hooks, AuthToken: "s3cret"}, newFixtureBackend())
+	req := httptest.NewRequest(http.MethodPost, "/hooks/alertmanager", strings.NewReader(`{"version":"4"}`))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted || gotPath != "/hooks/alertmanager" {
+		t.Errorf("hooks: status %d path %q, want 202 at /hooks/alertmanager (hooks check their own token)", rec.Code, gotPath)
+	}
+}
+
+func TestEmptyState(t *testing.T) {
+	b := newFixtureBackend()
+	b.report = fixtureReport()
+	b.report.Traces, b.report.FailedTraces, b.report.Candidates, b.report.Services, b.report.Edges = 0, 0, nil, nil, nil
+	h := newTestHandler(t, Config{}, b)
+	body := get(h, "/incident").Body.String()
+	for _, want := range []string{"No records in this window", "Is ingest running", "Last 15 min"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("empty page lacks %q", want)
+		}
+	}
+	rec := get(h, "/api/v1/incident")
+	if !strings.Contains(rec.Body.String(), `"candidates":[]`) {
+		t.Errorf("empty API report should carry an empty list: %s", rec.Body.String())
+	}
+}
+
+func TestTimelineCappedKeepsOrigin(t *testing.T) {
+	b := newFixtureBackend()
+	b.traces[fixtureTrace] = largeResult(5000)
+	h := newTestHandler(t, Config{MaxTimelineRows: 100}, b)
+	body := get(h, "/trace/"+string(fixtureTrace)).Body.String()
+	if !strings.Contains(body, "Showing 101 of 5000 records") {
+		t.Errorf("cap note missing")
+	}
+	if !strings.Contains(body, `id="origin"`) {
+		t.Errorf("origin row beyond the cap was dropped")
+	}
+	if n := strings.Count(body, `class="wf `); n != 101 {
+		t.Errorf("rendered %d rows, want 101", n)
+	}
+	rec := get(newTestHandler(t, Config{MaxAPITimelineRows: 300}, b), "/api/v1/trace/"+string(fixtureTrace))
+	var res struct {
+		Timeline []json.RawMessage `json:"timeline"`
+		Warnings []string          `json:"warnings"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil || len(res.Timeline) != 300 {
+		t.Fatalf("API timeline = %d entries (%v), want 300", len(res.Timeline), err)
+	}
+	if w := res.Warnings[len(res.Warnings)-1]; !strings.Contains(w, "300 of 5000") {
+		t.Errorf("last warning = %q, want the truncation note", w)
+	}
+}
+
+func TestCandidatesCapped(t *testing.T) {
+	b := newFixtureBackend()
+	b.report = largeReport(50, 40)
+	h := newTestHandler(t, Config{MaxCandidates: 10, MaxServices: 12}, b)
+	body := get(h, "/incident").Body.String()
+	if n := strings.Count(body, `class="candidate"`); n != 10 {
+		t.Errorf("rendered %d candidates, want 10", n)
+	}
+	if !strings.Contains(body, "40 more candidates are") || !strings.Contains(body, "28 more services are not") {
+		t.Errorf("cap notes missing")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{{BasicUser: "u"}, {PublicURL: "javascript:alert(1)"}, {PublicURL: "/relative"}} {
+		if _, err := New(cfg, newFixtureBackend(), nil); !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
+		}
+	}
+	if _, err := New(Config{}, nil, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("New with nil backend = %v, want ErrConfig", err)
+	}
+}
+
+func TestPagesAreValidUTF8(t *testing.T) {
+	h := newTestHandler(t, Config{}, newFixtureBackend())
+	for _, p := range []string{"/incident", "/trace/" + string(fixtureTrace), "/runbooks/" + fixtureRunbook} {
+		body, _ := io.ReadAll(get(h, p).Body)
+		if !utf8.Valid(body) {
+			t.Errorf("%s: invalid UTF-8", p)
+		}
+	}
+}
