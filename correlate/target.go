@@ -86,7 +86,7 @@ func hostAfterScheme(s string) string {
 	if end >= 0 {
 		h = h[:end]
 	}
-	return h
+	return strings.Clone(h)
 }
 
 // nameToken reads a service-like name: letters, digits, '.', '-', '_'.
@@ -104,7 +104,7 @@ func nameToken(b lowered) string {
 	if len(tok) < 2 || isStopword(tok) {
 		return ""
 	}
-	return tok
+	return strings.Clone(tok)
 }
 
 func isStopword(s string) bool {

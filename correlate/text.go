@@ -1,7 +1,7 @@
 package correlate
 
 import (
-	"bytes"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -16,15 +16,25 @@ const (
 	textCap  = textHead + textTail + 3*textAttr + 8
 )
 
-// lowered is a lowercased view of a record's text, built in a caller-owned
-// buffer so that classification allocates nothing.
-type lowered []byte
+// lowered is a lowercased view of a record's text. Text without upper
+// case letters is used as is; otherwise it is copied once.
+type lowered string
 
-// lowerText fills buf with the lowercased head and tail of r.Body and the
-// exception and error attributes, separated by newlines.
+// lowerText is the lowercased head and tail of r.Body and the exception
+// and error attributes, separated by newlines. buf is scratch space that
+// saves an allocation when the text needs a copy.
 func lowerText(buf []byte, r *schema.Record) lowered {
-	b := buf[:0]
 	body := r.Body
+	extra := false
+	for _, k := range [...]string{schema.AttrExceptionType, "exception.message", "error.type"} {
+		if r.Attrs[k] != "" {
+			extra = true
+		}
+	}
+	if !extra && len(body) <= textHead+textTail && !hasUpper(body) {
+		return lowered(body)
+	}
+	b := buf[:0]
 	if len(body) > textHead+textTail {
 		b = appendLower(b, body[:textHead])
 		b = append(b, '\n')
@@ -41,6 +51,15 @@ func lowerText(buf []byte, r *schema.Record) lowered {
 	return lowered(b)
 }
 
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 func appendLower(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -55,15 +74,15 @@ func appendLower(b []byte, s string) []byte {
 // has reports whether any of subs (lowercase) occurs in l.
 func (l lowered) has(subs ...string) bool {
 	for _, s := range subs {
-		if bytes.Contains(l, []byte(s)) {
+		if strings.Contains(string(l), s) {
 			return true
 		}
 	}
 	return false
 }
 
-// index is bytes.Index for a lowercase string.
-func (l lowered) index(s string) int { return bytes.Index(l, []byte(s)) }
+// index is strings.Index for a lowercase string.
+func (l lowered) index(s string) int { return strings.Index(string(l), s) }
 
 // statusAfter finds an HTTP status written after one of the words
 // ("status 503", "status code: 503", "HTTP/1.1 503"): the first run of
@@ -72,12 +91,12 @@ func (l lowered) statusAfter(words ...string) int {
 	for _, w := range words {
 		from := 0
 		for {
-			i := bytes.Index(l[from:], []byte(w))
+			i := strings.Index(string(l[from:]), w)
 			if i < 0 {
 				break
 			}
 			at := from + i + len(w)
-			if code := threeDigits(l[at:min(len(l), at+14)]); code != 0 {
+			if code := threeDigits(string(l[at:min(len(l), at+14)])); code != 0 {
 				return code
 			}
 			from = at
@@ -86,7 +105,7 @@ func (l lowered) statusAfter(words ...string) int {
 	return 0
 }
 
-func threeDigits(b []byte) int {
+func threeDigits(b string) int {
 	for i := 0; i < len(b); i++ {
 		if !isDigit(b[i]) {
 			continue
@@ -114,12 +133,12 @@ func (l lowered) exceedsDuration(words ...string) bool {
 	for _, w := range words {
 		from := 0
 		for {
-			i := bytes.Index(l[from:], []byte(w))
+			i := strings.Index(string(l[from:]), w)
 			if i < 0 {
 				break
 			}
 			at := from + i + len(w)
-			if numberWithUnit(l[at:min(len(l), at+24)]) {
+			if numberWithUnit(string(l[at:min(len(l), at+24)])) {
 				return true
 			}
 			from = at
@@ -128,7 +147,7 @@ func (l lowered) exceedsDuration(words ...string) bool {
 	return false
 }
 
-func numberWithUnit(b []byte) bool {
+func numberWithUnit(b string) bool {
 	i := 0
 	for i < len(b) && (b[i] == ' ' || b[i] == ':' || b[i] == '=') {
 		i++
@@ -146,7 +165,7 @@ func numberWithUnit(b []byte) bool {
 	rest := b[i:]
 	for _, u := range [...]string{"ms", "s", "sec", "secs", "second", "seconds", "millis",
 		"milliseconds", "µs", "us", "m", "min", "mins", "minutes"} {
-		if bytes.HasPrefix(rest, []byte(u)) && (len(rest) == len(u) || !isLetter(rest[len(u)])) {
+		if strings.HasPrefix(rest, u) && (len(rest) == len(u) || !isLetter(rest[len(u)])) {
 			return true
 		}
 	}

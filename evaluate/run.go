@@ -56,13 +56,15 @@ func RunCase(ctx context.Context, c *Case, opt Options) (*CaseResult, error) {
 		return nil, err
 	}
 	defer st.Close()
-	if err := loadFiles(ctx, st, c.Files, opt.Logger); err != nil {
+	if err := LoadFiles(ctx, st, c.Files, opt.Logger); err != nil {
 		return nil, err
 	}
 	return score(ctx, st, c, opt)
 }
 
-func loadFiles(ctx context.Context, st store.Store, files []string, log *slog.Logger) error {
+// LoadFiles loads files, in order, into st through the ingest loader (the
+// format detected per file, as `ingest load` does).
+func LoadFiles(ctx context.Context, st store.Store, files []string, log *slog.Logger) error {
 	l := ingest.NewLoader(ingest.NewDecoder(ingest.DecoderConfig{Limits: ingest.DefaultLimits()}), st, log)
 	for _, f := range files {
 		fh, err := os.Open(f)

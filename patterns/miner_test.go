@@ -174,7 +174,8 @@ func TestGlobMatch(t *testing.T) {
 func TestMergeToken(t *testing.T) {
 	tests := []struct{ a, b, want string }{
 		{"user=root", "user=bob", "user=<*>"},
-		{"(uid=<*>)", "()", "(uid=<*>)"},
+		{"(uid=<*>)", "()", "(<*>)"},
+		{"rhost=<*>", "rhost=a.b", "rhost=<*>"},
 		{"session", "started", Wildcard},
 		{"x", "x", "x"},
 	}

@@ -61,12 +61,12 @@ func TestOverridePerKindAndPerService(t *testing.T) {
 func TestOverrideSectionOnly(t *testing.T) {
 	dir := t.TempDir()
 	writeTmpl(t, dir, "db-pool-exhaustion.md.tmpl",
-		"{{define \"mitigation\"}}Call the DBA on-call, then run {{.Cmd.RolloutUndo}}.{{end}}\n")
+		"{{define \"mitigation\"}}Call the DBA on-call, then run {{code .Cmd.RolloutUndo}}.{{end}}\n")
 	g := newGen(t, Config{TemplatesDir: dir})
 	rep := fixedReport(schema.KindDBPoolExhaustion)
 	rb := g.ForCandidate(rep, &rep.Candidates[0])
 	body := sectionBodies(t, rb.Markdown)
-	if got := body["## Mitigation — now"]; got != "Call the DBA on-call, then run kubectl rollout undo deploy/payment." {
+	if got := body["## Mitigation — now"]; got != "Call the DBA on-call, then run `kubectl rollout undo deploy/payment`." {
 		t.Errorf("redefined section not used (source %q, problems %v): %q", rb.Source, g.Problems(), got)
 	}
 	if !strings.Contains(body["## Diagnosis — first 5 minutes"], "pg_stat_activity") {

@@ -70,23 +70,16 @@ func (rb *Runbook) LinkAlertRunbook(raw string) error {
 		return fmt.Errorf("cannot link alert runbook %q: %w", cut(clean(raw), 80), err)
 	}
 	rb.AlertRunbookURL = u
-	lines := strings.SplitAfter(rb.Markdown, "\n")
-	var out strings.Builder
-	inserted := false
-	for i, l := range lines {
-		if strings.HasPrefix(l, alertLinePrefix) {
-			continue
-		}
-		out.WriteString(l)
-		if i == 0 && !inserted {
-			if !strings.HasSuffix(l, "\n") {
-				out.WriteString("\n")
-			}
-			out.WriteString("\n" + alertLinePrefix + "[" + mdEscape(cut(u, 80)) + "](" + u + ")\n")
-			inserted = true
+	link := alertLinePrefix + "[" + mdEscape(cut(u, 80)) + "](" + u + ")"
+	var kept []string
+	for _, l := range strings.Split(rb.Markdown, "\n") {
+		if !strings.HasPrefix(l, alertLinePrefix) {
+			kept = append(kept, l)
 		}
 	}
-	rb.Markdown = out.String()
+	// Right under the title line; tidy collapses the extra blank lines.
+	lines := append([]string{kept[0], "", link, ""}, kept[1:]...)
+	rb.Markdown = tidy(strings.Join(lines, "\n"))
 	return nil
 }
 

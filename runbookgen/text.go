@@ -35,12 +35,12 @@ const (
 // literal, Path for a URL path segment.
 type Text struct{ s string }
 
-// NewText cleans s and cuts it to max runes (0: MaxEvidenceLen).
-func NewText(s string, max int) Text {
-	if max <= 0 {
-		max = MaxEvidenceLen
+// NewText cleans s and cuts it to limit runes (0: MaxEvidenceLen).
+func NewText(s string, limit int) Text {
+	if limit <= 0 {
+		limit = MaxEvidenceLen
 	}
-	return Text{s: cut(clean(s), max)}
+	return Text{s: cut(clean(s), limit)}
 }
 
 // clean makes s valid UTF-8 on one line: control, format (bidi) and
@@ -64,14 +64,14 @@ func clean(s string) string {
 	return b.String()
 }
 
-// cut shortens s to max runes, ending it with "…" when cut.
-func cut(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
+// cut shortens s to limit runes, ending it with "…" when cut.
+func cut(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
 	n := 0
 	for i := range s {
-		if n == max-1 {
+		if n == limit-1 {
 			return strings.TrimRight(s[:i], " ") + "…"
 		}
 		n++
@@ -206,10 +206,10 @@ func toText(v any) Text {
 }
 
 // texts converts a list, keeping at most MaxListItems non-empty values.
-func texts[S ~string](in []S, max int) []Text {
+func texts[S ~string](in []S, limit int) []Text {
 	var out []Text
 	for _, s := range in {
-		t := NewText(string(s), max)
+		t := NewText(string(s), limit)
 		if t.Empty() {
 			continue
 		}

@@ -37,25 +37,26 @@ type graph struct {
 
 // node is one service or resource of the graph.
 type node struct {
-	name     string
-	role     role
-	level    int
-	stack    stack
-	format   format
-	viaLoki  bool // JSON or text lines shipped to Loki rather than to a file
-	gzipped  bool // its file is gzipped
-	traced   bool // it exports spans
-	noisy    bool // it logs ERROR all the time, fault or not
-	flavor   int  // picks the wording variant of its messages
-	versions [2]string
-	pods     []*pod
-	ops      []*op
-	deps     []*node // distinct nodes it calls
-	dbSystem string  // databases: postgresql, mysql, mongodb
-	poolName string  // services with a database: the pool's name in logs
-	consumer *op     // queues: the operation that consumes them
-	access   int     // 0 no access log, 1 INFO always, 2 level by status
-	app      string  // Java services: the application class name
+	name        string
+	role        role
+	level       int
+	stack       stack
+	format      format
+	viaLoki     bool // JSON or text lines shipped to Loki rather than to a file
+	gzipped     bool // its file is gzipped
+	traced      bool // it exports spans
+	noisy       bool // it logs ERROR all the time, fault or not
+	flavor      int  // picks the wording variant of its messages
+	versions    [2]string
+	pods        []*pod
+	ops         []*op
+	deps        []*node       // distinct nodes it calls
+	dbSystem    string        // databases: postgresql, mysql, mongodb
+	poolName    string        // services with a database: the pool's name in logs
+	poolTimeout time.Duration // its acquire timeout
+	consumer    *op           // queues: the operation that consumes them
+	access      int           // 0 no access log, 1 INFO always, 2 level by status
+	app         string        // Java services: the application class name
 }
 
 // pod is one instance of a service, on a host with its own clock skew.

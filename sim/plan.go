@@ -72,6 +72,7 @@ func planPool(r rng, g *graph, p *plan) {
 	}
 	p.faultType = "connection-pool-exhaustion"
 	p.poolTimeout = pick(r, []time.Duration{1000, 1500, 2000, 2500}) * time.Millisecond
+	p.target.poolTimeout = p.poolTimeout
 	for _, e := range g.callers(p.target) {
 		e.timeout = max(e.timeout, p.poolTimeout+500*time.Millisecond)
 	}

@@ -35,6 +35,10 @@ func runPatterns(ctx context.Context, e *env, args []string) int {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(e.stderr, "usage: analyze patterns [--json] FILE...  (- is stdin; .gz is read as gzip)")
+			return exitOK
+		}
 		fmt.Fprintf(e.stderr, "analyze patterns: %v; usage: analyze patterns [--json] FILE... (- for stdin).\n", err)
 		return exitUsage
 	}

@@ -43,7 +43,7 @@ func TestWithdrawOnCancel(t *testing.T) {
 	go func() {
 		first <- db.WriteBatch(context.Background(), []schema.Record{rec("first", traceA, time.Now())})
 	}()
-	time.Sleep(100 * time.Millisecond) // the group writer now waits on the lock with "first"
+	time.Sleep(200 * time.Millisecond) // the group writer now waits on the lock with "first"
 	traceB := schema.TraceID("5bf92f3577b34da6a3ce929d0e0e4736")
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
