@@ -15,11 +15,10 @@ import (
 // Failed false and Events 0.
 func AnalyzeRecords(recs []schema.Record, opts Options) *Result {
 	t := &Trace{recs: recs, opts: opts, origin: -1, res: &Result{Cascade: []Event{}}}
-	steps := opts.Steps
-	if steps == nil {
-		steps = DefaultSteps()
+	if opts.Steps == nil {
+		runDefaultSteps(t)
 	}
-	for _, s := range steps {
+	for _, s := range opts.Steps {
 		s.Apply(t)
 	}
 	finish(t)
@@ -36,7 +35,9 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 		limit = DefaultRecordLimit
 	}
 	var recs []schema.Record
-	for r, err := range st.TraceRecords(ctx, id, limit) {
+	// One more than the limit tells a trace of exactly limit records from
+	// a larger one.
+	for r, err := range st.TraceRecords(ctx, id, limit+1) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot load trace %q: %w", quote(string(id)), err)
 		}
@@ -45,10 +46,14 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("cannot load trace %q: %w", quote(string(id)), ErrUnknownTrace)
 	}
+	capped := len(recs) > limit
+	if capped {
+		recs = recs[:limit]
+	}
 	res := AnalyzeRecords(recs, opts)
-	if len(recs) >= limit {
+	if capped {
 		res.Warnings = append(res.Warnings,
-			fmt.Sprintf("the trace has more than %d records; only the first %d were analysed", limit-1, limit))
+			fmt.Sprintf("the trace has more than %d records; only %d were analysed", limit, limit))
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
@@ -89,11 +90,15 @@ func TestAnalyzeReadsStoreAndWarnsAtLimit(t *testing.T) {
 	if !res.Failed || res.Origin.Class != schema.KindOOM || res.Events != 3 || len(res.Warnings) != 0 {
 		t.Fatalf("got %+v", res)
 	}
+	res, err = Analyze(context.Background(), st, tid, Options{Limit: 3})
+	if err != nil || len(res.Warnings) != 0 {
+		t.Fatalf("a trace of exactly the limit warned: %v %q", err, res.Warnings)
+	}
 	res, err = Analyze(context.Background(), st, tid, Options{Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Events != 2 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "only the first 2") {
+	if res.Events != 2 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "only 2 were analysed") {
 		t.Fatalf("limit: events %d warnings %q", res.Events, res.Warnings)
 	}
 }
@@ -160,8 +165,8 @@ func TestClockSkewOnlyAcrossHosts(t *testing.T) {
 func TestSpanTreeRepairs(t *testing.T) {
 	recs := []schema.Record{
 		span("a", "b", "x", "h", 0, 10),
-		span("b", "a", "y", "h", 1, 5), // a <-> b cycle
-		span("c", "zz", "z", "h", 2, 5), // missing parent
+		span("b", "a", "y", "h", 1, 5),                            // a <-> b cycle
+		span("c", "zz", "z", "h", 2, 5),                           // missing parent
 		logAt("q", "w", 3, schema.SeverityWarn, "GC pause 900ms"), // span id without a span
 	}
 	res := AnalyzeRecords(recs, Options{})
@@ -222,3 +227,37 @@ func TestWriteTextFailure(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+func TestClockSkewAsyncConsumer(t *testing.T) {
+	send := span("s", "", "shop", "h1", 0, 1)
+	send.Name = "orders send"
+	late := span("c", "s", "mailer", "h2", 40, 30) // consumed after the send ended: normal
+	late.Name = "orders process"
+	early := span("d", "s", "billing", "h3", -50, 30) // consumed before it was sent: skew
+	early.Attrs["messaging.operation"] = "process"
+	res := AnalyzeRecords([]schema.Record{send, late, early}, Options{})
+	adj := map[string]float64{}
+	for _, e := range res.Timeline {
+		adj[e.Service] = e.AdjustedMs
+	}
+	if adj["mailer"] != 0 {
+		t.Errorf("a late consumer was shifted by %vms", adj["mailer"])
+	}
+	if adj["billing"] != 50 {
+		t.Errorf("an early consumer was shifted by %vms, want 50", adj["billing"])
+	}
+}
+
+// TestDefaultStepsSameAsFastPath: the explicit step list and the built-in
+// fast path give the same result.
+func TestDefaultStepsSameAsFastPath(t *testing.T) {
+	for _, tr := range benchTraces(20) {
+		a := AnalyzeRecords(tr, Options{})
+		b := AnalyzeRecords(tr, Options{Steps: DefaultSteps()})
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Fatalf("results differ:\n%s\n%s", ja, jb)
+		}
+	}
+}

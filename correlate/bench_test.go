@@ -81,3 +81,19 @@ func BenchmarkClassifyError(b *testing.B) {
 		Classify(r)
 	}
 }
+
+// BenchmarkIncidentScale analyses 50k traces of 20 records (1M records)
+// per op, as incident analysis does, and reports the process CPU time per
+// op (cpu-ms/1M-records; GC included) besides wall time.
+func BenchmarkIncidentScale(b *testing.B) {
+	traces := benchTraces(50_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		for _, tr := range traces {
+			AnalyzeRecords(tr, Options{SkipTimeline: true})
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/1M-records")
+}

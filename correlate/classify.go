@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -34,8 +35,9 @@ func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
 		return "", ""
 	}
 	var buf [textCap]byte
-	l := lowerText(buf[:], r)
-	k := classifyText(l, r)
+	var l lowered
+	l.init(buf[:], r)
+	k := classifyText(&l, r)
 	switch {
 	case isErr && k == "":
 		k = schema.KindUnknown
@@ -48,7 +50,7 @@ func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
 	if h := hintFromAttrs(r); h != "" {
 		return k, h
 	}
-	return k, hintFromText(l)
+	return k, hintFromText(&l)
 }
 
 // isSignalKind reports whether a kind on a non-error record still means
@@ -63,14 +65,28 @@ func isSignalKind(k schema.Kind) bool {
 
 // classifyText applies the rules from the most specific to the most
 // generic; "" when none matches.
-func classifyText(l lowered, r *schema.Record) schema.Kind {
-	for _, rule := range [...]func(lowered) schema.Kind{
-		memoryKind, poolKind, resilienceKind, poisonKind, rateKind,
-		deployKind, refusedKind,
-	} {
-		if k := rule(l); k != "" {
-			return k
-		}
+func classifyText(l *lowered, r *schema.Record) schema.Kind {
+	// Direct calls, not a table of funcs: l then stays on the stack.
+	if k := memoryKind(l); k != "" {
+		return k
+	}
+	if k := poolKind(l); k != "" {
+		return k
+	}
+	if k := resilienceKind(l); k != "" {
+		return k
+	}
+	if k := poisonKind(l); k != "" {
+		return k
+	}
+	if k := rateKind(l); k != "" {
+		return k
+	}
+	if k := deployKind(l); k != "" {
+		return k
+	}
+	if k := refusedKind(l); k != "" {
+		return k
 	}
 	if isTimeoutText(l) {
 		return timeoutKind(l, r)
@@ -88,7 +104,7 @@ func classifyText(l lowered, r *schema.Record) schema.Kind {
 }
 
 // memoryKind: out of memory, and garbage-collector pressure.
-func memoryKind(l lowered) schema.Kind {
+func memoryKind(l *lowered) schema.Kind {
 	switch {
 	case l.has("outofmemoryerror", "out of memory", "oomkilled", "oom-kill", "oom killer",
 		"cannot allocate memory", "memoryerror", "heap out of memory", "memory limit exceeded",
@@ -106,7 +122,7 @@ func memoryKind(l lowered) schema.Kind {
 // poolKind: a client-side connection pool with no free connection
 // (HikariCP, DBCP, c3p0, pgxpool, SQLAlchemy, database/sql waits) or a
 // database refusing more clients.
-func poolKind(l lowered) schema.Kind {
+func poolKind(l *lowered) schema.Kind {
 	if l.has("connection is not available, request timed out", "hikaripool",
 		"timeout waiting for idle object", "cannot get a connection, pool error",
 		"unable to acquire jdbc connection", "could not get jdbc connection",
@@ -124,7 +140,7 @@ func poolKind(l lowered) schema.Kind {
 
 // resilienceKind: circuit breakers, bulkheads and retries giving up
 // (Resilience4j, Hystrix, Polly, gobreaker, Spring Retry, ...).
-func resilienceKind(l lowered) schema.Kind {
+func resilienceKind(l *lowered) schema.Kind {
 	switch {
 	case l.has("callnotpermittedexception", "short-circuited", "circuit breaker is open",
 		"circuitbreaker is open", "breaker is open", "circuit is open", "circuit open",
@@ -147,28 +163,29 @@ func resilienceKind(l lowered) schema.Kind {
 }
 
 // exceedsAttempts finds "failed after 3 attempts" / "after 5 retries".
-func (l lowered) exceedsAttempts() bool {
-	i := l.index("after ")
-	for i >= 0 {
-		rest := l[i+len("after "):]
-		j := 0
-		for j < len(rest) && isDigit(rest[j]) {
-			j++
-		}
-		if j > 0 && j < len(rest) && lowered(rest[j:min(len(rest), j+9)]).has(" attempt", " retries", " tries") {
-			return true
-		}
-		k := lowered(rest).index("after ")
-		if k < 0 {
+func (l *lowered) exceedsAttempts() bool {
+	s := l.s
+	for {
+		i := strings.Index(s, "after ")
+		if i < 0 {
 			return false
 		}
-		i += len("after ") + k
+		s = s[i+len("after "):]
+		j := 0
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j > 0 {
+			w := s[j:min(len(s), j+9)]
+			if strings.HasPrefix(w, " attempt") || strings.HasPrefix(w, " retries") || strings.HasPrefix(w, " tries") {
+				return true
+			}
+		}
 	}
-	return false
 }
 
 // poisonKind: a message that keeps failing and goes to a dead letter queue.
-func poisonKind(l lowered) schema.Kind {
+func poisonKind(l *lowered) schema.Kind {
 	if l.has("dead letter", "dead-letter", "deadletter", "dlq", "maxreceivecount",
 		"max receive count", "poison", "max delivery", "redelivery limit",
 		"delivery attempts exceeded", "exceeded max deliveries") {
@@ -178,7 +195,7 @@ func poisonKind(l lowered) schema.Kind {
 }
 
 // rateKind: throttling by a server or a gateway.
-func rateKind(l lowered) schema.Kind {
+func rateKind(l *lowered) schema.Kind {
 	if l.has("too many requests", "rate limit", "ratelimit", "rate-limit", "rate exceeded",
 		"throttl", "requestlimitexceeded", "retry-after", "quota exceeded",
 		"slow down", "requests per second exceeded") {
@@ -189,7 +206,7 @@ func rateKind(l lowered) schema.Kind {
 
 // refusedKind: nothing answers at the callee's address, or no instance is
 // registered for it.
-func refusedKind(l lowered) schema.Kind {
+func refusedKind(l *lowered) schema.Kind {
 	if l.has("connection refused", "econnrefused", "connectexception", "connect exception",
 		"no route to host", "ehostunreach", "no instances available", "no healthy upstream",
 		"upstream connect error", "connection reset by peer before", "failed to connect",
@@ -203,7 +220,7 @@ func refusedKind(l lowered) schema.Kind {
 
 // deployKind: code that does not match what it runs against, typical
 // right after a deploy.
-func deployKind(l lowered) schema.Kind {
+func deployKind(l *lowered) schema.Kind {
 	if l.has("nosuchmethoderror", "noclassdeffounderror", "classnotfoundexception",
 		"nosuchfielderror", "incompatibleclasschangeerror", "unsupportedclassversionerror",
 		"abstractmethoderror", "modulenotfounderror", "importerror", "cannot find module",
@@ -216,7 +233,7 @@ func deployKind(l lowered) schema.Kind {
 	return ""
 }
 
-func isTimeoutText(l lowered) bool {
+func isTimeoutText(l *lowered) bool {
 	return l.has("timeout", "timed out", "time out", "deadline exceeded", "deadline_exceeded",
 		"deadlineexceeded", "etimedout", "esockettimedout", "took too long") ||
 		l.exceedsDuration("exceeded", "exceeds", "after waiting")
@@ -224,7 +241,7 @@ func isTimeoutText(l lowered) bool {
 
 // timeoutKind tells a timeout on a call to a dependency (a 504, an
 // upstream, a named callee) from one of the service's own work.
-func timeoutKind(l lowered, r *schema.Record) schema.Kind {
+func timeoutKind(l *lowered, r *schema.Record) schema.Kind {
 	if l.has("gateway timeout", "upstream", "read timed out", "sockettimeoutexception",
 		"calling", "call to", "request to", "connect timed out", "while awaiting headers",
 		"client.timeout", "grpc", "rpc", "http") || httpStatus(r) == 504 ||
@@ -234,7 +251,7 @@ func timeoutKind(l lowered, r *schema.Record) schema.Kind {
 	return schema.KindTimeout
 }
 
-func isOverloadText(l lowered) bool {
+func isOverloadText(l *lowered) bool {
 	return l.has("overload", "shedding", "load shed", "server busy", "server is busy",
 		"too busy", "capacity exceeded", "cpu throttling", "resource_exhausted",
 		"resourceexhausted", "queue full", "queue is full")
@@ -242,7 +259,7 @@ func isOverloadText(l lowered) bool {
 
 // deterministicText: programming and input errors that fail the same way
 // on every try.
-func deterministicText(l lowered) schema.Kind {
+func deterministicText(l *lowered) schema.Kind {
 	switch {
 	case l.has("nullpointerexception", "nil pointer dereference", "invalid memory address",
 		"illegalargumentexception", "numberformatexception", "classcastexception",
@@ -268,7 +285,7 @@ func deterministicText(l lowered) schema.Kind {
 }
 
 // statusKind maps HTTP and gRPC status codes, from attributes or text.
-func statusKind(l lowered, r *schema.Record) schema.Kind {
+func statusKind(l *lowered, r *schema.Record) schema.Kind {
 	code := httpStatus(r)
 	if code == 0 {
 		code = l.statusAfter("status", "http/1.1 ", "http/2 ", "http ", "code ", "code=", "code:",
@@ -334,7 +351,7 @@ func grpcKind(code int) schema.Kind {
 }
 
 // genericKind: the wording left once nothing specific matched.
-func genericKind(l lowered) schema.Kind {
+func genericKind(l *lowered) schema.Kind {
 	switch {
 	case l.has("service unavailable", "bad gateway", "internal server error",
 		"connection reset", "econnreset", "broken pipe", "unexpected eof", "temporarily unavailable",

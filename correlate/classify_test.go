@@ -159,11 +159,12 @@ func TestHintFromText(t *testing.T) {
 		{`No instances available for ts-basic-service`, "ts-basic-service"},
 		{`upstream request to https://user:pw@api.bank.example/v1/charge failed`, "api.bank.example"},
 		{`circuit breaker is open`, ""},
+		{`dial tcp 10.0.0.7:5432: connect: connection refused`, "10.0.0.7"},
+		{`Error: connect ECONNREFUSED 127.0.0.1:6379`, "127.0.0.1"},
 		{`something failed`, ""},
 	}
 	for _, c := range cases {
-		var buf [textCap]byte
-		if got := hintFromText(lowerText(buf[:], errorLog(c.msg))); got != c.want {
+		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {
 			t.Errorf("hintFromText(%q) = %q, want %q", c.msg, got, c.want)
 		}
 	}
@@ -199,7 +200,13 @@ func FuzzClassify(f *testing.F) {
 		if !k.Valid() {
 			t.Fatalf("Classify gave %q, not a kind", k)
 		}
-		var buf [textCap]byte
-		_ = hintFromText(lowerText(buf[:], r))
+		_ = hintFromText(lowerOf(r))
 	})
+}
+
+func lowerOf(r *schema.Record) *lowered {
+	var buf [textCap]byte
+	l := &lowered{}
+	l.init(buf[:], r)
+	return l
 }

@@ -23,7 +23,7 @@ func dedupe(t *Trace) {
 			foreign++
 			continue
 		}
-		t.ents = append(t.ents, entry{rec: int32(i), node: -1, svc: -1})
+		t.ents = append(t.ents, entry{rec: int32(i), node: -1, svc: -1, fail: -1})
 	}
 	if foreign > 0 {
 		t.Warnf("ignored %d records of other traces", foreign)
@@ -46,11 +46,16 @@ func dedupe(t *Trace) {
 	}
 }
 
+// dupWindow is how many kept records of the same time isDuplicate
+// compares with: enough for re-sent batches, and linear for the thousands
+// of lines that loggers with second-precision timestamps give one time.
+const dupWindow = 64
+
 // isDuplicate reports whether rec equals a kept record of the same time.
 // kept is sorted by time, so only its tail needs looking at.
 func isDuplicate(t *Trace, kept []entry, rec int32) bool {
 	r := &t.recs[rec]
-	for j := len(kept) - 1; j >= 0; j-- {
+	for j := len(kept) - 1; j >= 0 && j >= len(kept)-dupWindow; j-- {
 		k := &t.recs[kept[j].rec]
 		if !k.Time.Equal(r.Time) {
 			return false

@@ -87,10 +87,20 @@ func (t *Trace) event(i int32, sig schema.Signature) Event {
 // message.
 func (t *Trace) signature(i int32) schema.Signature {
 	r := t.rec(i)
-	if r.Signature != "" {
-		return r.Signature
+	f := t.ents[i].fail
+	if f < 0 {
+		if r.Signature != "" {
+			return r.Signature
+		}
+		return patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
 	}
-	return patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
+	if t.fails[f].sig == "" {
+		t.fails[f].sig = r.Signature
+		if t.fails[f].sig == "" {
+			t.fails[f].sig = patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
+		}
+	}
+	return t.fails[f].sig
 }
 
 // messageOf is a record's text: a log's body; a span's error message, else

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -14,7 +15,11 @@ import (
 // aligned to the parent's start. A correction larger than MaxSkew is not
 // applied. Every correction and every refusal becomes a warning.
 func correctClockSkew(t *Trace) {
-	if t.opts.MaxSkew < 0 || len(t.nodes) == 0 {
+	if t.opts.MaxSkew < 0 {
+		return
+	}
+	if len(t.nodes) == 0 {
+		correctLogSkew(t)
 		return
 	}
 	// Nodes deeper in the tree come later once sorted by depth; a
@@ -26,10 +31,10 @@ func correctClockSkew(t *Trace) {
 		}
 		p := &t.nodes[n.parent]
 		n.adj = p.adj
-		if n.ent < 0 || p.ent < 0 || sameHost(t.rec(n.ent), t.rec(p.ent)) || isAsync(t.rec(n.ent)) {
+		if n.ent < 0 || p.ent < 0 || sameHost(t.rec(n.ent), t.rec(p.ent)) {
 			continue
 		}
-		corr := skewOf(t, n, p)
+		corr := skewOf(t, n, p, isAsync(t.rec(n.ent), t.rec(p.ent)))
 		if corr == 0 {
 			continue
 		}
@@ -52,33 +57,47 @@ func correctClockSkew(t *Trace) {
 
 // skewOf is the shift that puts child n inside parent p (both already
 // moved by p's correction), or 0 when it fits within the tolerance.
-func skewOf(t *Trace, n, p *node) time.Duration {
+// An async child (a message's consumer) may start and end after its
+// parent; it is only moved when it starts before it, to the parent's start.
+func skewOf(t *Trace, n, p *node, async bool) time.Duration {
 	tol := t.opts.tolerance()
-	cs, ce := n.start.Add(p.adj), n.end.Add(p.adj)
-	ps, pe := p.start.Add(p.adj), p.end.Add(p.adj)
-	cd, pd := ce.Sub(cs), pe.Sub(ps)
-	startsEarly := cs.Before(ps.Add(-tol))
-	endsLate := ce.After(pe.Add(tol))
+	adj, tl := int64(p.adj), int64(tol)
+	cs, ce := n.start+adj, n.end+adj
+	ps, pe := p.start+adj, p.end+adj
+	cd, pd := ce-cs, pe-ps
+	startsEarly := cs < ps-tl
+	endsLate := ce > pe+tl
 	switch {
-	case !startsEarly && !endsLate:
+	case async && startsEarly:
+		return time.Duration(ps - cs)
+	case async, !startsEarly && !endsLate:
 		return 0
-	case !startsEarly && !cs.After(pe.Add(tol)) && (cd > pd || t.rec(p.ent).Status == schema.StatusError):
+	case !startsEarly && cs <= pe+tl && (cd > pd || t.rec(p.ent).Status == schema.StatusError):
 		// A callee may outlive a caller that timed out and moved on.
 		return 0
 	case cd > pd:
-		return ps.Sub(cs)
+		return time.Duration(ps - cs)
 	default:
-		return ps.Add((pd - cd) / 2).Sub(cs)
+		return time.Duration(ps + (pd-cd)/2 - cs)
 	}
 }
 
-// nodesByDepth lists node indices parents first.
+// nodesByDepth lists node indices parents first (a counting sort). The
+// tree does not change after buildSpanTree, so the list is kept.
 func nodesByDepth(t *Trace) []int32 {
+	if len(t.byDepth) == len(t.nodes) && len(t.nodes) > 0 {
+		return t.byDepth
+	}
 	maxDepth := int32(0)
 	for i := range t.nodes {
 		maxDepth = max(maxDepth, t.nodes[i].depth)
 	}
-	counts := make([]int32, maxDepth+2)
+	var small [32]int32
+	counts := small[:0]
+	if int(maxDepth)+2 > len(small) {
+		counts = make([]int32, 0, maxDepth+2)
+	}
+	counts = counts[:maxDepth+2]
 	for i := range t.nodes {
 		counts[t.nodes[i].depth+1]++
 	}
@@ -91,6 +110,7 @@ func nodesByDepth(t *Trace) []int32 {
 		out[counts[d]] = int32(i)
 		counts[d]++
 	}
+	t.byDepth = out
 	return out
 }
 
@@ -118,12 +138,28 @@ func abs(d time.Duration) time.Duration {
 	return d
 }
 
-// isAsync reports whether a span is the consumer side of a message: it may
-// legitimately start after its parent ended.
-func isAsync(r *schema.Record) bool {
+// isAsync reports whether child is the consumer side of a message sent in
+// parent: its span kind says so, it carries messaging attributes, or the
+// names follow the messaging convention "<destination> process|receive"
+// under "<destination> send|publish".
+func isAsync(child, parent *schema.Record) bool {
 	for _, k := range [...]string{"span.kind", "otel.span.kind"} {
-		switch r.Attrs[k] {
-		case "consumer", "CONSUMER", "SPAN_KIND_CONSUMER":
+		switch strings.ToLower(child.Attrs[k]) {
+		case "consumer", "span_kind_consumer":
+			return true
+		}
+	}
+	if child.Attrs["messaging.operation"] != "" || child.Attrs["messaging.operation.type"] != "" {
+		return true
+	}
+	return hasWordSuffix(child.Name, "process", "receive", "deliver") ||
+		hasWordSuffix(parent.Name, "send", "publish")
+}
+
+// hasWordSuffix reports whether name ends with " "+one of words.
+func hasWordSuffix(name string, words ...string) bool {
+	for _, w := range words {
+		if len(name) > len(w) && strings.HasSuffix(name, w) && name[len(name)-len(w)-1] == ' ' {
 			return true
 		}
 	}

@@ -11,31 +11,63 @@ import (
 // open when it was written, if any. Missing parents and parent cycles make
 // roots and a warning.
 func buildSpanTree(t *Trace) {
-	hasSpanIDs := false
+	hasSpanIDs, spans := false, 0
 	for i := range t.ents {
 		r := t.rec(int32(i))
 		t.ents[i].svc = t.service(r.Service)
 		if r.SpanID != "" {
 			hasSpanIDs = true
 		}
+		if r.Type == schema.TypeSpan {
+			spans++
+		}
 	}
 	if !hasSpanIDs {
 		return
 	}
-	t.bySpan = make(map[schema.SpanID]int32, len(t.ents)/2+1)
+	t.nodes = make([]node, 0, spans+4)
+	t.spanIDs = make([]schema.SpanID, 0, spans+4)
 	addSpanNodes(t)
 	addLogNodes(t)
 	linkParents(t)
-	computeDepths(t)
 	attachLooseLogs(t)
 }
 
+// newNode adds the node of span r.SpanID.
 func newNode(t *Trace, ent int32, r *schema.Record, svc int32) int32 {
 	t.nodes = append(t.nodes, node{
 		ent: ent, parent: -1, first: -1, next: -1, svc: svc,
-		start: r.Time, end: r.End(),
+		start: r.Time.UnixNano(), end: r.End().UnixNano(),
 	})
-	return int32(len(t.nodes) - 1)
+	t.spanIDs = append(t.spanIDs, r.SpanID)
+	n := int32(len(t.nodes) - 1)
+	if t.bySpan != nil {
+		t.bySpan[r.SpanID] = n
+	} else if len(t.nodes) > spanScanMax {
+		t.bySpan = make(map[schema.SpanID]int32, 2*len(t.nodes))
+		for i, id := range t.spanIDs {
+			t.bySpan[id] = int32(i)
+		}
+	}
+	return n
+}
+
+// spanScanMax is how many spans are looked up by a scan before a map is
+// built: most traces are small, and a scan of a few ids beats hashing.
+const spanScanMax = 32
+
+// lookupSpan finds the node of a span id.
+func (t *Trace) lookupSpan(id schema.SpanID) (int32, bool) {
+	if t.bySpan != nil {
+		n, ok := t.bySpan[id]
+		return n, ok
+	}
+	for i, s := range t.spanIDs {
+		if s == id {
+			return int32(i), true
+		}
+	}
+	return -1, false
 }
 
 func addSpanNodes(t *Trace) {
@@ -45,7 +77,7 @@ func addSpanNodes(t *Trace) {
 		if r.Type != schema.TypeSpan || r.SpanID == "" {
 			continue
 		}
-		if n, ok := t.bySpan[r.SpanID]; ok {
+		if n, ok := t.lookupSpan(r.SpanID); ok {
 			// A second span with the same id (Zipkin-style shared client
 			// and server spans, or a re-sent span): it joins the first.
 			dups++
@@ -53,7 +85,6 @@ func addSpanNodes(t *Trace) {
 			continue
 		}
 		n := newNode(t, int32(i), r, t.ents[i].svc)
-		t.bySpan[r.SpanID] = n
 		t.ents[i].node = n
 	}
 	if dups > 0 {
@@ -69,12 +100,11 @@ func addLogNodes(t *Trace) {
 		if r.Type != schema.TypeLog || r.SpanID == "" {
 			continue
 		}
-		n, ok := t.bySpan[r.SpanID]
+		n, ok := t.lookupSpan(r.SpanID)
 		if !ok {
 			n = newNode(t, -1, r, t.ents[i].svc)
-			t.bySpan[r.SpanID] = n
-		} else if t.nodes[n].ent < 0 && r.Time.After(t.nodes[n].end) {
-			t.nodes[n].end = r.Time
+		} else if ns := r.Time.UnixNano(); t.nodes[n].ent < 0 && ns > t.nodes[n].end {
+			t.nodes[n].end = ns
 		}
 		t.ents[i].node = n
 	}
@@ -91,7 +121,7 @@ func linkParents(t *Trace) {
 		if pid == "" {
 			continue
 		}
-		p, ok := t.bySpan[pid]
+		p, ok := t.lookupSpan(pid)
 		if !ok {
 			missing++
 			continue
@@ -103,7 +133,7 @@ func linkParents(t *Trace) {
 	if missing > 0 {
 		t.Warnf("%d spans name a parent span that is not in the trace; they are shown as roots", missing)
 	}
-	if cut := cutCycles(t); cut > 0 {
+	if cut := computeDepths(t); cut > 0 {
 		t.Warnf("%d parent links formed a cycle and were cut", cut)
 	}
 	// Children lists in start order: nodes were made in time order, so
@@ -116,38 +146,58 @@ func linkParents(t *Trace) {
 	}
 }
 
-// cutCycles makes a root of any node whose parent chain comes back to it.
-func cutCycles(t *Trace) int {
+// computeDepths sets every node's depth in one pass over the parent links
+// (each node is walked once), cutting any link that closes a cycle. It
+// returns how many links it cut.
+func computeDepths(t *Trace) int {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(t.nodes))
+	var path []int32
 	cut := 0
-	limit := len(t.nodes)
 	for i := range t.nodes {
-		p := t.nodes[i].parent
-		for steps := 0; p >= 0 && steps <= limit; steps++ {
-			if p == int32(i) {
-				t.nodes[i].parent = -1
+		path = path[:0]
+		n := int32(i)
+		for n >= 0 && state[n] == unseen {
+			state[n] = onPath
+			path = append(path, n)
+			p := t.nodes[n].parent
+			if p >= 0 && state[p] == onPath {
+				t.nodes[n].parent = -1 // the link closes a cycle
 				cut++
-				break
+				p = -1
 			}
-			p = t.nodes[p].parent
+			n = p
+		}
+		d := int32(-1)
+		if n >= 0 {
+			d = t.nodes[n].depth
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			d++
+			t.nodes[path[k]].depth = d
+			state[path[k]] = done
 		}
 	}
 	return cut
 }
 
-func computeDepths(t *Trace) {
-	for i := range t.nodes {
-		d := int32(0)
-		for p := t.nodes[i].parent; p >= 0; p = t.nodes[p].parent {
-			d++
-		}
-		t.nodes[i].depth = d
-	}
-}
+// looseLogBudget caps the log x span comparisons attachLooseLogs makes,
+// so a huge trace of logs without span ids stays linear.
+const looseLogBudget = 1 << 20
 
 // attachLooseLogs gives a log without a span id the deepest real span of
-// its own service that was open when it was written.
+// its own service that was open when it was written. Past the budget the
+// remaining logs stay unattached.
 func attachLooseLogs(t *Trace) {
+	budget := looseLogBudget
 	for i := range t.ents {
+		if budget -= len(t.nodes); budget < 0 {
+			return
+		}
 		e := &t.ents[i]
 		r := t.rec(int32(i))
 		if r.Type != schema.TypeLog || r.SpanID != "" {
@@ -156,7 +206,7 @@ func attachLooseLogs(t *Trace) {
 		best := int32(-1)
 		for j := range t.nodes {
 			n := &t.nodes[j]
-			if n.ent < 0 || n.svc != e.svc || r.Time.Before(n.start) || r.Time.After(n.end) {
+			if ns := r.Time.UnixNano(); n.ent < 0 || n.svc != e.svc || ns < n.start || ns > n.end {
 				continue
 			}
 			if best < 0 || n.depth > t.nodes[best].depth {

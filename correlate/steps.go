@@ -27,13 +27,32 @@ func classifyRecords(t *Trace) {
 		if isErr {
 			e.failure = failError
 		}
+		f := failInfo{target: resolveHint(t, hint)}
 		if h := hintFromAttrs(r); h != "" && h == hint {
-			e.via = viaAttribute
+			f.via = viaAttribute
 		} else if hint != "" {
-			e.via = viaText
+			f.via = viaText
 		}
-		e.target = resolveHint(t, hint)
+		e.fail = int32(len(t.fails))
+		t.fails = append(t.fails, f)
 		markNode(t, e)
+	}
+	markFailedSubtrees(t)
+}
+
+// markFailedSubtrees sets subFailed on every node with an error in its
+// subtree, children before parents.
+func markFailedSubtrees(t *Trace) {
+	if len(t.nodes) == 0 {
+		return
+	}
+	byDepth := nodesByDepth(t)
+	for k := len(byDepth) - 1; k >= 0; k-- {
+		n := &t.nodes[byDepth[k]]
+		n.subFailed = n.subFailed || n.failed
+		if n.subFailed && n.parent >= 0 {
+			t.nodes[n.parent].subFailed = true
+		}
 	}
 }
 
@@ -81,17 +100,27 @@ func causalOrder(t *Trace) {
 	t.order = make([]int32, len(t.ents))
 	for i := range t.order {
 		t.order[i] = int32(i)
+		e := &t.ents[i]
+		e.ts = t.recs[e.rec].Time.UnixNano() + int64(e.adj)
 	}
 	slices.SortStableFunc(t.order, func(a, b int32) int {
-		if c := t.at(a).Compare(t.at(b)); c != 0 {
-			return c
+		ea, eb := &t.ents[a], &t.ents[b]
+		if ea.ts != eb.ts {
+			return cmpInt64(ea.ts, eb.ts)
 		}
-		ta, tb := t.rec(a).Type, t.rec(b).Type
+		ta, tb := t.recs[ea.rec].Type, t.recs[eb.rec].Type
 		if ta != tb {
 			return int(tb) - int(ta) // spans (1) first
 		}
 		return t.depth(a) - t.depth(b)
 	})
+}
+
+func cmpInt64(a, b int64) int {
+	if a < b {
+		return -1
+	}
+	return 1
 }
 
 // eventTimes lists the error entries by when they failed. An error span

@@ -39,20 +39,21 @@ func hintFromAttrs(r *schema.Record) string {
 // or the token after "calling", "call to", "No instances available for",
 // a breaker's or bulkhead's name, ... "" when none. The result is
 // lowercase.
-func hintFromText(l lowered) string {
+func hintFromText(l *lowered) string {
 	// Markers that introduce the callee's name, most specific first.
 	for _, m := range [...]string{
 		"no instances available for ", "circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
 		"bulkhead '", "bulkhead \"", "calling ", "call to ", "request to ", "requesting ",
 		"connect to ", "connecting to ", "connection to ", "invoking ", "upstream ",
+		"dial tcp ", "econnrefused ",
 	} {
 		i := l.index(m)
 		if i < 0 {
 			continue
 		}
-		rest := l[i+len(m):]
-		if h := hostAfterScheme(string(rest[:min(len(rest), 200)])); h != "" && urlNear(rest) {
+		rest := l.s[i+len(m):]
+		if h := hostAfterScheme(rest[:min(len(rest), 200)]); h != "" && urlNear(rest) {
 			return h
 		}
 		if tok := nameToken(rest); tok != "" {
@@ -60,15 +61,15 @@ func hintFromText(l lowered) string {
 		}
 	}
 	if i := l.index("://"); i >= 0 {
-		return hostAfterScheme(string(l[i:min(len(l), i+200)]))
+		return hostAfterScheme(l.s[i:min(len(l.s), i+200)])
 	}
 	return ""
 }
 
 // urlNear reports whether a URL starts within the first bytes of b
 // ("calling http://payment:8080/..." names the URL's host).
-func urlNear(b lowered) bool {
-	i := b.index("://")
+func urlNear(b string) bool {
+	i := strings.Index(b, "://")
 	return i >= 0 && i < 12
 }
 
@@ -91,7 +92,7 @@ func hostAfterScheme(s string) string {
 
 // nameToken reads a service-like name: letters, digits, '.', '-', '_'.
 // Common words that are not names give "".
-func nameToken(b lowered) string {
+func nameToken(b string) string {
 	i := 0
 	for i < len(b) && (b[i] == ' ' || b[i] == '\'' || b[i] == '"' || b[i] == '[' || b[i] == '(') {
 		i++
@@ -100,7 +101,7 @@ func nameToken(b lowered) string {
 	for j < len(b) && (isLetter(b[j]) || isDigit(b[j]) || b[j] == '.' || b[j] == '-' || b[j] == '_') {
 		j++
 	}
-	tok := strings.TrimRight(string(b[i:j]), ".-_")
+	tok := strings.TrimRight(b[i:j], ".-_")
 	if len(tok) < 2 || isStopword(tok) {
 		return ""
 	}
@@ -187,14 +188,10 @@ func isIPv4(s string) bool {
 // failed, then the slowest), else the callee its attributes or text name.
 // "" when nothing points anywhere.
 func pointer(t *Trace, e int32) (string, string) {
-	ent := &t.ents[e]
 	if c := calleeNode(t, e); c >= 0 {
 		return t.svcs[t.nodes[c].svc].name, viaSpanTree
 	}
-	if ent.target != "" {
-		return ent.target, ent.via
-	}
-	return "", ""
+	return t.hint(e)
 }
 
 // calleeNode picks the span-tree callee of an entry's failure: among the
@@ -229,28 +226,14 @@ func calleeNode(t *Trace, e int32) int32 {
 // failed, then signalled, then by duration (in seconds, below 1e6).
 func calleeScore(t *Trace, e, c int32) float64 {
 	cn := &t.nodes[c]
-	s := cn.end.Sub(cn.start).Seconds()
-	s = min(s, 1e5)
-	if t.ents[e].target != "" && t.svcs[cn.svc].name == t.ents[e].target {
+	s := min(float64(cn.end-cn.start)/1e9, 1e5)
+	if tgt, _ := t.hint(e); tgt != "" && t.svcs[cn.svc].name == tgt {
 		s += 4e6
 	}
-	if subtreeFails(t, c) {
+	if cn.subFailed {
 		s += 2e6
 	} else if cn.signal {
 		s += 1e6
 	}
 	return s
-}
-
-// subtreeFails reports whether a node or any descendant carries an error.
-func subtreeFails(t *Trace, n int32) bool {
-	if t.nodes[n].failed {
-		return true
-	}
-	for c := t.nodes[n].first; c >= 0; c = t.nodes[c].next {
-		if subtreeFails(t, c) {
-			return true
-		}
-	}
-	return false
 }

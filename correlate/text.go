@@ -16,14 +16,28 @@ const (
 	textCap  = textHead + textTail + 3*textAttr + 8
 )
 
-// lowered is a lowercased view of a record's text. Text without upper
-// case letters is used as is; otherwise it is copied once.
-type lowered string
+// lowered is a lowercased view of a record's text with a bitmap of the
+// three-byte sequences it contains: a pattern one of whose trigrams is
+// missing cannot occur, so most patterns are rejected without a scan.
+type lowered struct {
+	s     string
+	grams [gramWords]uint64
+}
 
-// lowerText is the lowercased head and tail of r.Body and the exception
-// and error attributes, separated by newlines. buf is scratch space that
-// saves an allocation when the text needs a copy.
-func lowerText(buf []byte, r *schema.Record) lowered {
+const (
+	gramBits  = 4096
+	gramWords = gramBits / 64
+)
+
+func gramHash(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> (32 - 12)
+}
+
+// init fills l from the lowercased head and tail of r.Body and the
+// exception and error attributes, separated by newlines. Text without
+// upper case letters is used as is; otherwise it is copied once (buf is
+// scratch space for building the copy).
+func (l *lowered) init(buf []byte, r *schema.Record) {
 	body := r.Body
 	extra := false
 	for _, k := range [...]string{schema.AttrExceptionType, "exception.message", "error.type"} {
@@ -32,9 +46,18 @@ func lowerText(buf []byte, r *schema.Record) lowered {
 		}
 	}
 	if !extra && len(body) <= textHead+textTail && !hasUpper(body) {
-		return lowered(body)
+		l.s = body
+	} else {
+		l.s = string(lowerInto(buf[:0], r))
 	}
-	b := buf[:0]
+	for i := 0; i+2 < len(l.s); i++ {
+		h := gramHash(l.s[i], l.s[i+1], l.s[i+2])
+		l.grams[h>>6] |= 1 << (h & 63)
+	}
+}
+
+func lowerInto(b []byte, r *schema.Record) []byte {
+	body := r.Body
 	if len(body) > textHead+textTail {
 		b = appendLower(b, body[:textHead])
 		b = append(b, '\n')
@@ -48,7 +71,7 @@ func lowerText(buf []byte, r *schema.Record) lowered {
 			b = appendLower(b, v[:min(len(v), textAttr)])
 		}
 	}
-	return lowered(b)
+	return b
 }
 
 func hasUpper(s string) bool {
@@ -71,10 +94,26 @@ func appendLower(b []byte, s string) []byte {
 	return b
 }
 
+// mayHave reports whether sub can occur in l: false when one of its first,
+// middle or last trigrams is absent.
+func (l *lowered) mayHave(sub string) bool {
+	n := len(sub)
+	if n < 3 {
+		return true
+	}
+	for _, i := range [...]int{0, (n - 3) / 2, n - 3} {
+		h := gramHash(sub[i], sub[i+1], sub[i+2])
+		if l.grams[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // has reports whether any of subs (lowercase) occurs in l.
-func (l lowered) has(subs ...string) bool {
+func (l *lowered) has(subs ...string) bool {
 	for _, s := range subs {
-		if strings.Contains(string(l), s) {
+		if l.mayHave(s) && strings.Contains(l.s, s) {
 			return true
 		}
 	}
@@ -82,21 +121,26 @@ func (l lowered) has(subs ...string) bool {
 }
 
 // index is strings.Index for a lowercase string.
-func (l lowered) index(s string) int { return strings.Index(string(l), s) }
+func (l *lowered) index(s string) int {
+	if !l.mayHave(s) {
+		return -1
+	}
+	return strings.Index(l.s, s)
+}
 
 // statusAfter finds an HTTP status written after one of the words
 // ("status 503", "status code: 503", "HTTP/1.1 503"): the first run of
 // exactly three digits within a few bytes, in 100..599. 0 when none.
-func (l lowered) statusAfter(words ...string) int {
+func (l *lowered) statusAfter(words ...string) int {
 	for _, w := range words {
 		from := 0
 		for {
-			i := strings.Index(string(l[from:]), w)
+			i := strings.Index(l.s[from:], w)
 			if i < 0 {
 				break
 			}
 			at := from + i + len(w)
-			if code := threeDigits(string(l[at:min(len(l), at+14)])); code != 0 {
+			if code := threeDigits(l.s[at:min(len(l.s), at+14)]); code != 0 {
 				return code
 			}
 			from = at
@@ -129,16 +173,16 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // exceedsDuration finds "exceeded 3000ms" / "exceeded 3s" / "after 3000 ms"
 // style phrases: a word followed by a number and a time unit.
-func (l lowered) exceedsDuration(words ...string) bool {
+func (l *lowered) exceedsDuration(words ...string) bool {
 	for _, w := range words {
 		from := 0
 		for {
-			i := strings.Index(string(l[from:]), w)
+			i := strings.Index(l.s[from:], w)
 			if i < 0 {
 				break
 			}
 			at := from + i + len(w)
-			if numberWithUnit(string(l[at:min(len(l), at+24)])) {
+			if numberWithUnit(l.s[at:min(len(l.s), at+24)]) {
 				return true
 			}
 			from = at

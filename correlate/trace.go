@@ -17,10 +17,15 @@ type Trace struct {
 	recs []schema.Record // the input, never modified
 	opts Options
 
-	ents   []entry
-	nodes  []node
-	bySpan map[schema.SpanID]int32
-	svcs   []svcState // services in order of first appearance
+	ents  []entry
+	fails []failInfo
+	nodes []node
+	// spanIDs[i] is the span id of nodes[i]; bySpan indexes them once
+	// there are more than spanScanMax.
+	spanIDs []schema.SpanID
+	bySpan  map[schema.SpanID]int32
+	svcs    []svcState // services in order of first appearance
+	byDepth []int32    // node indices, parents first (nodesByDepth)
 
 	order  []int32 // entries in causal order
 	events []int32 // error entries, in causal order of their event time
@@ -39,8 +44,15 @@ type entry struct {
 	class   schema.Kind   // "" when the record carries no failure signal
 	failure uint8         // failNone, failSignal or failError
 	role    uint8         // roleNone, roleOrigin, roleCascade
-	target  string        // the service this failure points at, "" none
-	via     string        // how target was found
+	fail    int32         // index into fails for a failure, -1 none
+	ts      int64         // corrected time in unix ns, set by causalOrder
+}
+
+// failInfo is what only failures need: kept aside to keep entries small.
+type failInfo struct {
+	target string           // the service this failure names, "" none
+	via    string           // how target was found
+	sig    schema.Signature // cached by signature()
 }
 
 const (
@@ -63,11 +75,12 @@ type node struct {
 	first, next int32 // first child, next sibling; -1 none
 	depth       int32
 	svc         int32
-	start, end  time.Time // raw, before correction
+	start, end  int64 // raw unix ns, before correction
 	adj         time.Duration
 	failed      bool // an error is attached to this node
 	errLog      bool // an error log is attached here or in the same-service subtree (set on local roots)
 	signal      bool // a failure signal (WARN) is attached to this node
+	subFailed   bool // an error is attached here or below (set by classifyRecords)
 }
 
 // svcState is what the analysis knows about one service of the trace.
@@ -75,6 +88,14 @@ type svcState struct {
 	name        string
 	firstError  int32 // entry, -1 none
 	firstSignal int32 // entry, -1 none
+}
+
+// hint is the callee a failure entry names and how it was found.
+func (t *Trace) hint(e int32) (string, string) {
+	if f := t.ents[e].fail; f >= 0 {
+		return t.fails[f].target, t.fails[f].via
+	}
+	return "", ""
 }
 
 // Warnf records a non-fatal problem on the result.
@@ -107,6 +128,9 @@ func (t *Trace) service(name string) int32 {
 		if t.svcs[i].name == name {
 			return int32(i)
 		}
+	}
+	if t.svcs == nil {
+		t.svcs = make([]svcState, 0, 8)
 	}
 	t.svcs = append(t.svcs, svcState{name: name, firstError: -1, firstSignal: -1})
 	return int32(len(t.svcs) - 1)

@@ -1,11 +1,11 @@
 package patterns
 
-import "strings"
-
 // isCalendar reports whether w is an English month or weekday name, or a
 // common time-zone abbreviation: the words of a written-out timestamp.
 func isCalendar(w string) bool {
-	w = strings.TrimRight(w, ",.")
+	for len(w) > 0 && (w[len(w)-1] == ',' || w[len(w)-1] == '.') {
+		w = w[:len(w)-1]
+	}
 	if len(w) == 0 || len(w) > len("wednesday") || !isLetter(w[0]) {
 		return false
 	}
@@ -23,7 +23,7 @@ func isCalendar(w string) bool {
 		"october", "november", "december",
 		"mon", "tue", "wed", "thu", "fri", "sat", "sun",
 		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-		"utc", "gmt", "z", "pst", "pdt", "mst", "mdt", "cst", "cdt", "est", "edt", "cet", "cest", "bst", "ist", "jst":
+		"utc", "gmt", "pst", "pdt", "mst", "mdt", "cst", "cdt", "est", "edt", "cet", "cest", "bst", "ist", "jst":
 		return true
 	}
 	return false
@@ -36,18 +36,20 @@ func dateAround(before []byte, rest string) bool {
 	if n := len(before); n >= len(Wildcard)+1 && string(before[n-1-len(Wildcard):n-1]) == Wildcard {
 		return true
 	}
-	rest = strings.TrimLeft(rest, " \t")
+	for rest != "" && isSpace(rest[0]) {
+		rest = rest[1:]
+	}
 	if rest == "" {
 		return false
 	}
 	if rest[0] >= '0' && rest[0] <= '9' {
 		return true
 	}
-	next := rest
-	if k := strings.IndexAny(rest, " \t"); k >= 0 {
-		next = rest[:k]
+	k := 0
+	for k < len(rest) && !isSpace(rest[k]) {
+		k++
 	}
-	return isCalendar(next)
+	return isCalendar(rest[:k])
 }
 
 // isHexID reports whether w is groups of hex digits joined by single ':',

@@ -4,12 +4,13 @@ import "strings"
 
 // isVariable reports whether a segment of a word (no whitespace, no
 // splitting punctuation) is a variable: it holds a digit, looks like an
-// e-mail address or a file path, or is a long run of hex letters.
+// e-mail address or a file path, or is a long run of hex letters. One pass,
+// no allocation: it runs on every segment at ingest.
 func isVariable(s string) bool {
-	if isPath(s) {
+	if len(s) > 1 && isPathStart(s) {
 		return true
 	}
-	at, dotAfterAt, hexOnly := -1, false, len(s) >= minHexRun
+	at, dotAfterAt, slashes, letters, hexOnly := -1, false, 0, 0, len(s) >= minHexRun
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -17,14 +18,18 @@ func isVariable(s string) bool {
 			return true
 		case c == '@':
 			at = i
+		case c == '/':
+			slashes++
 		case c == '.' && at > 0 && i > at+1:
 			dotAfterAt = true
+		case isLetter(c):
+			letters++
 		}
 		if hexOnly && !isHexLetter(c) {
 			hexOnly = false
 		}
 	}
-	return hexOnly || (at > 0 && dotAfterAt && s[len(s)-1] != '.')
+	return hexOnly || (slashes >= 2 && letters > 0) || (at > 0 && dotAfterAt && s[len(s)-1] != '.')
 }
 
 // minHexRun is the shortest run of hex letters taken as an id without a
@@ -35,14 +40,9 @@ func isHexLetter(c byte) bool {
 	return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// isPath reports whether s looks like a file or URL path: it starts with
-// '/', './', '../' or '~/' and names something, or it has two slashes or more (a/b/c).
-func isPath(s string) bool {
-	if len(s) > 1 && s[0] == '/' && s[1] != '/' {
-		return true
-	}
-	if strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~/") {
-		return true
-	}
-	return strings.Count(s, "/") >= 2
+// isPathStart reports whether s starts like a file path: "/x", "./",
+// "../" or "~/". Paths with two slashes or more anywhere count too (see
+// isVariable).
+func isPathStart(s string) bool {
+	return (s[0] == '/' && s[1] != '/') || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~/")
 }

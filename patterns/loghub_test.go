@@ -15,8 +15,14 @@ import (
 // loghubSystems are the ten systems of loghub-2k.
 var loghubSystems = []string{"Apache", "BGL", "HDFS", "HPC", "Hadoop", "HealthApp", "Linux", "OpenSSH", "OpenStack", "Zookeeper"}
 
-// minAverageGA is the average Grouping Accuracy the miner must reach.
-const minAverageGA = 0.90
+// The Grouping Accuracy the miner must keep: the average it reaches (0.972
+// in input order) less a little slack, and a floor for every system. Raw
+// lines, headers and all, as `analyze patterns` reads them, reach 0.902.
+const (
+	minAverageGA    = 0.96
+	minSystemGA     = 0.80
+	minAverageRawGA = 0.89
+)
 
 // datasetDir walks up from the package directory to the first
 // shared/datasets/NAME beside it, or skips the test.
@@ -123,6 +129,9 @@ func TestLoghubGroupingAccuracy(t *testing.T) {
 		ga := groupingAccuracy(lines, pred)
 		sum += ga
 		t.Logf("%-10s GA %.3f  (%d lines, %d templates)", sys, ga, len(lines), countDistinct(pred))
+		if ga < minSystemGA {
+			t.Errorf("%s: grouping accuracy %.3f, want at least %.2f", sys, ga, minSystemGA)
+		}
 		if os.Getenv("PATTERNS_DEBUG") == sys {
 			t.Log(explainErrors(lines, pred))
 		}
@@ -131,6 +140,60 @@ func TestLoghubGroupingAccuracy(t *testing.T) {
 	t.Logf("average GA %.3f", avg)
 	if avg < minAverageGA {
 		t.Errorf("average grouping accuracy %.3f, want at least %.2f", avg, minAverageGA)
+	}
+}
+
+// TestLoghubReversedOrder mines every system backwards: an online miner
+// depends on the order of its input, and the result must not hinge on it.
+func TestLoghubReversedOrder(t *testing.T) {
+	dir := datasetDir(t, "loghub-2k")
+	sum := 0.0
+	for _, sys := range loghubSystems {
+		lines, err := readLoghub(dir, sys)
+		if err != nil {
+			t.Fatalf("cannot read loghub system %q: %v", sys, err)
+		}
+		slices.Reverse(lines)
+		ga := groupingAccuracy(lines, mineAll(lines))
+		sum += ga
+		t.Logf("%-10s GA %.3f reversed", sys, ga)
+	}
+	avg := sum / float64(len(loghubSystems))
+	t.Logf("average GA %.3f reversed", avg)
+	if avg < minAverageGA {
+		t.Errorf("average grouping accuracy in reverse order %.3f, want at least %.2f", avg, minAverageGA)
+	}
+}
+
+// TestLoghubRawLines mines the raw X_2k.log lines through StripHeader, as
+// `analyze patterns` does, and scores them against the same truth.
+func TestLoghubRawLines(t *testing.T) {
+	dir := datasetDir(t, "loghub-2k")
+	sum := 0.0
+	for _, sys := range loghubSystems {
+		lines, err := readLoghub(dir, sys)
+		if err != nil {
+			t.Fatalf("cannot read loghub system %q: %v", sys, err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, sys, sys+"_2k.log"))
+		if err != nil {
+			t.Fatalf("cannot read raw log of %q: %v", sys, err)
+		}
+		rawLines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		if len(rawLines) != len(lines) {
+			t.Fatalf("%s: %d raw lines for %d structured ones", sys, len(rawLines), len(lines))
+		}
+		for i, l := range rawLines {
+			lines[i].content = StripHeader(l)
+		}
+		ga := groupingAccuracy(lines, mineAll(lines))
+		sum += ga
+		t.Logf("%-10s GA %.3f raw lines", sys, ga)
+	}
+	avg := sum / float64(len(loghubSystems))
+	t.Logf("average GA %.3f raw lines", avg)
+	if avg < minAverageRawGA {
+		t.Errorf("average grouping accuracy on raw lines %.3f, want at least %.2f", avg, minAverageRawGA)
 	}
 }
 

@@ -1,8 +1,6 @@
 package patterns
 
 import (
-	"hash/fnv"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -89,6 +87,8 @@ func (m *wordMasker) run() {
 	for i < len(w) {
 		c := w[i]
 		switch {
+		case strings.HasPrefix(w[i:], Wildcard+"://"):
+			i = m.url(i, i+len(Wildcard))
 		case strings.HasPrefix(w[i:], Wildcard):
 			m.variable()
 			i += len(Wildcard)
@@ -106,24 +106,30 @@ func (m *wordMasker) run() {
 				i++
 			}
 		default:
-			j := i
-			for j < len(w) && !isDelim(w[j]) && w[j] != '"' && w[j] != '\'' && w[j] != '=' && !isLeader(w, j) {
-				j++
-			}
-			if strings.HasPrefix(w[j:], "://") && isScheme(w[i:j]) {
-				i = m.url(i, j)
-				continue
-			}
-			m.segment(w[i:j])
-			i = j
+			i = m.plain(i)
 		}
 	}
 }
 
+// plain handles the run of non-punctuation bytes at w[i]: a URL scheme
+// when "://" follows it, else a segment.
+func (m *wordMasker) plain(i int) int {
+	w := m.w
+	j := i
+	for j < len(w) && !isDelim(w[j]) && w[j] != '"' && w[j] != '\'' && w[j] != '=' && !isLeader(w, j) {
+		j++
+	}
+	if strings.HasPrefix(w[j:], "://") {
+		return m.url(i, j)
+	}
+	m.segment(w[i:j])
+	return j
+}
+
 // quote handles a quote at w[i]: a single-word quoted value ('bob',
 // "x-1") that opens at a segment start and closes at a segment end becomes
-// '<*>'; any other quote, and the quotes around a URL, are written as
-// punctuation.
+// '<*>'; any other quote, and the quotes around a URL or a key ("id":),
+// are written as punctuation.
 func (m *wordMasker) quote(i int) int {
 	w, q := m.w, m.w[i]
 	// A masked <*> next to a quote counts as the text it replaced, so that
@@ -134,7 +140,8 @@ func (m *wordMasker) quote(i int) int {
 			end := i + 1 + k
 			isURL := strings.Contains(w[i+1:end], "://")
 			closes := end+1 == len(w) || (isDelim(w[end+1]) && !strings.HasPrefix(w[end+1:], Wildcard))
-			if !isURL && closes {
+			isKey := end+1 < len(w) && w[end+1] == ':'
+			if !isURL && !isKey && closes {
 				m.b = append(m.b, q)
 				m.variable()
 				m.b = append(m.b, q)
@@ -170,16 +177,25 @@ func (m *wordMasker) value(i int) int {
 	return j
 }
 
-// url handles a URL whose scheme is w[i:j]: the scheme and the host stay
-// (the host names a dependency; it is masked when it holds a digit), and
+// url handles a URL whose scheme is w[i:j] (any segment before "://", so
+// that masking twice changes nothing): the scheme and the host stay
+// (the host names a dependency; either is masked when it holds a digit), and
 // the port, path and query that follow become one <*>. The URL ends at a
 // quote, a closing bracket or the end of the word, less trailing ",.;".
 func (m *wordMasker) url(i, j int) int {
 	w := m.w
-	m.b = append(m.b, w[i:j+3]...)
+	if w[i:j] == Wildcard {
+		m.variable()
+	} else {
+		m.segment(w[i:j])
+	}
+	m.b = append(m.b, "://"...)
 	h := j + 3
 	end := h
 	for end < len(w) && strings.IndexByte("\"')]>|", w[end]) < 0 {
+		if strings.HasPrefix(w[end:], Wildcard) {
+			end += len(Wildcard) - 1
+		}
 		end++
 	}
 	for end > h && strings.IndexByte(",.;", w[end-1]) >= 0 {
@@ -192,23 +208,11 @@ func (m *wordMasker) url(i, j int) int {
 	m.segment(w[h:k])
 	if k < end {
 		m.b = append(m.b, w[k])
-		m.variable()
-	}
-	return end
-}
-
-// isScheme reports whether s can be a URL scheme: letters, digits, + - .,
-// starting with a letter.
-func isScheme(s string) bool {
-	if s == "" || !isLetter(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isLetter(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
-			return false
+		if k+1 < end {
+			m.variable()
 		}
 	}
-	return true
+	return end
 }
 
 // segment writes a run of non-punctuation bytes, masked when variable.
@@ -256,24 +260,43 @@ func isLeader(w string, i int) bool {
 // endsValue reports the bytes that end the value of key=value.
 func endsValue(c byte) bool {
 	switch c {
-	case ',', ';', ')', ']', '}', '&', '>', '|':
+	case ',', ';', ')', ']', '}', '&', '>', '|', '"', '\'':
 		return true
 	}
 	return false
 }
 
 // SignatureOf hashes a service and a template into an opaque signature:
-// sixteen lowercase hex characters, the same in every process.
+// sixteen lowercase hex characters, FNV-1a 64 of service, a zero byte and
+// template, the same in every process. It does not allocate but for the
+// result.
 func SignatureOf(service, template string) schema.Signature {
-	h := fnv.New64a()
-	h.Write([]byte(service))
-	h.Write([]byte{0})
-	h.Write([]byte(template))
-	return schema.Signature(hex16(h.Sum64()))
+	h := fnvAdd(fnvOffset, service)
+	h = (h ^ 0) * fnvPrime
+	h = fnvAdd(h, template)
+	return schema.Signature(hex16(h))
+}
+
+// FNV-1a 64 parameters.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
 }
 
 // hex16 formats v as sixteen lowercase hex digits.
 func hex16(v uint64) string {
-	s := strconv.FormatUint(v, 16)
-	return strings.Repeat("0", 16-len(s)) + s
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
 }

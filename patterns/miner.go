@@ -24,7 +24,7 @@ type Config struct {
 
 // Defaults of a zero Config.
 const (
-	DefaultSimThreshold = 0.5
+	DefaultSimThreshold = 0.4
 	DefaultMaxVariants  = 4
 )
 
@@ -43,7 +43,7 @@ func TemplateID(template string) string {
 }
 
 // Miner groups messages into templates online. It is not safe for
-// concurrent use. Its result depends only on the order of the messages.
+// concurrent use. Its result depends only on the messages and their order.
 //
 // Each distinct masked message is a leaf; Add routes a new leaf at once to
 // the most similar coarse group (Drain's step), and the final templates are
@@ -52,19 +52,20 @@ func TemplateID(template string) string {
 // distinct masked messages, not with the number of messages.
 type Miner struct {
 	cfg     Config
-	leaves  map[string]*leaf
+	leaves  map[string]*leaf // by masked text, as given and as normalised
+	byID    map[string]*leaf // by leaf id
 	buckets map[string][]*coarse
-	groups  []*coarse
-	final   map[string]*Template // by id, valid when !dirty
+	groups  []*coarse            // in order of creation
+	final   map[string]*Template // by template id; valid when !dirty
 	dirty   bool
 }
 
-// leaf is one distinct masked message.
+// leaf is one distinct masked message; final is its template after the
+// last compact.
 type leaf struct {
 	id     string
 	tokens []string
 	count  int
-	group  *coarse
 	final  *Template
 }
 
@@ -83,7 +84,7 @@ func NewMiner(cfg Config) *Miner {
 	if cfg.MaxVariants == 0 {
 		cfg.MaxVariants = DefaultMaxVariants
 	}
-	return &Miner{cfg: cfg, leaves: map[string]*leaf{}, buckets: map[string][]*coarse{}}
+	return &Miner{cfg: cfg, leaves: map[string]*leaf{}, byID: map[string]*leaf{}, buckets: map[string][]*coarse{}}
 }
 
 // Add puts one message into the miner and returns its id: the template id
@@ -109,11 +110,15 @@ func (m *Miner) AddCount(msg string, n int) string {
 	}
 	tokens := collapseWildcards(strings.Fields(msg))
 	text := strings.Join(tokens, " ")
+	if l, ok := m.leaves[text]; ok {
+		m.leaves[msg] = l
+		l.count += n
+		return l.id
+	}
 	l := &leaf{id: TemplateID(text), tokens: tokens, count: n}
 	m.leaves[msg] = l
-	if text != msg {
-		m.leaves[text] = l
-	}
+	m.leaves[text] = l
+	m.byID[l.id] = l
 	m.route(l)
 	return l.id
 }
@@ -131,7 +136,6 @@ func (m *Miner) route(l *leaf) {
 		generalise(g.tokens, l.tokens)
 	}
 	g.leaves = append(g.leaves, l)
-	l.group = g
 }
 
 // bucketKey routes a message by its token count and first token.
@@ -142,12 +146,17 @@ func bucketKey(tokens []string) string {
 	return strconv.Itoa(len(tokens)) + " " + tokens[0]
 }
 
+// maxScan bounds how many groups of one bucket a new message is compared
+// with (the newest ones), so that input with no structure at all cannot
+// make mining quadratic.
+const maxScan = 512
+
 // best returns the group of the bucket most similar to tokens, or nil when
 // none reaches the threshold. Ties go to the older group.
 func (m *Miner) best(bucket []*coarse, tokens []string) *coarse {
 	var best *coarse
 	bestSim := -1.0
-	for _, g := range bucket {
+	for _, g := range bucket[max(0, len(bucket)-maxScan):] {
 		if sim := similarity(g.tokens, tokens); sim > bestSim {
 			best, bestSim = g, sim
 		}
@@ -158,15 +167,16 @@ func (m *Miner) best(bucket []*coarse, tokens []string) *coarse {
 	return best
 }
 
-// similarity is the share of positions where template and message agree: the
-// same constant, or a wildcard in both.
+// similarity is the share of the message's positions where the template
+// holds the same constant (Drain's measure: a wildcard agrees with nothing,
+// so messages that are mostly variables do not pull each other in).
 func similarity(tmpl, tokens []string) float64 {
 	if len(tokens) == 0 {
 		return 1
 	}
 	same := 0
 	for i, t := range tmpl {
-		if t == tokens[i] {
+		if t == tokens[i] && t != Wildcard {
 			same++
 		}
 	}
@@ -174,22 +184,24 @@ func similarity(tmpl, tokens []string) float64 {
 }
 
 // generalise turns the positions of tmpl that differ from tokens into
-// wildcards and reports whether tmpl changed.
-func generalise(tmpl, tokens []string) bool {
-	changed := false
+// wildcards.
+func generalise(tmpl, tokens []string) {
 	for i, t := range tmpl {
 		if t != Wildcard && t != tokens[i] {
 			tmpl[i] = Wildcard
-			changed = true
 		}
 	}
-	return changed
 }
 
 // Lookup resolves an id returned by Add, or the id of a final template, to
 // the final template; ok is false for an id this miner never gave out.
+// The first Lookup or Templates after an Add rebuilds the final templates
+// (linear in the distinct messages), so add a batch before resolving it.
 func (m *Miner) Lookup(id string) (Template, bool) {
 	m.compact()
+	if l, ok := m.byID[id]; ok {
+		return *l.final, true
+	}
 	if t, ok := m.final[id]; ok {
 		return *t, true
 	}
@@ -201,12 +213,8 @@ func (m *Miner) Lookup(id string) (Template, bool) {
 func (m *Miner) Templates() []Template {
 	m.compact()
 	out := make([]Template, 0, len(m.final))
-	seen := make(map[*Template]bool, len(m.final))
 	for _, t := range m.final {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, *t)
-		}
+		out = append(out, *t)
 	}
 	slices.SortFunc(out, func(a, b Template) int {
 		if a.Count != b.Count {

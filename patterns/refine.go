@@ -22,7 +22,7 @@ func (m *Miner) compact() {
 }
 
 // publish makes one final template of a set of leaves and points each leaf
-// and its id at it; a template text already published absorbs the part.
+// at it; a template text already published absorbs the part.
 func (m *Miner) publish(part []*leaf) {
 	tokens := append([]string(nil), part[0].tokens...)
 	count := 0
@@ -42,7 +42,6 @@ func (m *Miner) publish(part []*leaf) {
 	t.Count += count
 	for _, l := range part {
 		l.final = t
-		m.final[l.id] = t
 	}
 }
 

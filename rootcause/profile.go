@@ -41,9 +41,13 @@ type serviceProfile struct {
 	firstErr  time.Time
 	templates map[string]*templateStat
 	// selfNs holds the self time (duration less children) of its spans, ns.
-	selfNs   []float64
-	versions map[string]time.Time // service.version -> first seen
-	buckets  []int                // errors per bucket (window only)
+	selfNs []float64
+	// peerNs holds the duration of its callers' client spans to it, ns:
+	// how it looks from outside, the only view of a third-party dependency.
+	peerNs     []float64
+	peerErrors int
+	versions   map[string]time.Time // service.version -> first seen
+	buckets    []int                // errors per bucket (window only)
 }
 
 // templateStat counts one log template of one service.
@@ -165,7 +169,26 @@ func (p *period) addSelfTimes(recs []schema.Record) {
 		self := max(r.Duration-child[r.SpanID], 0)
 		sp := p.service(r.Service)
 		sp.selfNs = append(sp.selfNs, float64(self))
+		if peer := PeerOf(r); peer != "" && peer != r.Service && child[r.SpanID] == 0 {
+			ps := p.service(peer)
+			ps.peerNs = append(ps.peerNs, float64(r.Duration))
+			if r.IsError() {
+				ps.peerErrors++
+			}
+		}
 	}
+}
+
+// PeerOf names the service a client span calls, from the OpenTelemetry
+// attributes that say so (peer.service, then server.address or the older
+// net.peer.name), or "".
+func PeerOf(r *schema.Record) string {
+	for _, k := range [...]string{schema.AttrPeerService, "server.address", "net.peer.name"} {
+		if v := r.Attrs[k]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // quantile of xs (sorted in place), or 0 when empty.

@@ -23,6 +23,7 @@ func rank(in *inputs) []Candidate {
 	for n := range in.traces.services {
 		names[n] = true
 	}
+	delete(names, "") // records whose service nobody could tell
 	var all []*scored
 	for _, n := range sortedKeys(names) {
 		s := &scored{service: n}

@@ -99,8 +99,11 @@ func scorePointedAt(in *inputs, s *scored) {
 	for _, c := range callers {
 		n += sv.pointedBy[c]
 	}
-	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2),
-		fmt.Sprintf("its callers' errors point at it (%s: %d traces)", joinCut(callers, 4), n))
+	reason := fmt.Sprintf("its callers' errors point at it (%s: %d traces)", joinCut(callers, 4), n)
+	if len(sv.via) > 0 {
+		reason += fmt.Sprintf(", through %s, whose own failures point here", joinCut(sortedKeys(sv.via), 3))
+	}
+	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2), reason)
 }
 
 func scoreNewErrors(in *inputs, s *scored) {
@@ -179,17 +182,26 @@ func scorePatternShift(in *inputs, s *scored) {
 
 func scoreLatency(in *inputs, s *scored) {
 	w, b := in.win.services[s.service], in.base.services[s.service]
-	if w == nil || b == nil || len(w.selfNs) < 5 || len(b.selfNs) < 5 {
+	if w == nil || b == nil {
 		return
 	}
-	pw, pb := quantile(w.selfNs, 0.95), quantile(b.selfNs, 0.95)
+	what, ws, bs := "span self time", w.selfNs, b.selfNs
+	if len(ws) < 5 || len(bs) < 5 {
+		// No spans of its own (a third-party API, a database): judge it by
+		// its callers' client spans.
+		what, ws, bs = "latency seen by its callers", w.peerNs, b.peerNs
+	}
+	if len(ws) < 5 || len(bs) < 5 {
+		return
+	}
+	pw, pb := quantile(ws, 0.95), quantile(bs, 0.95)
 	ratio := (pw + 1e6) / (pb + 1e6) // 1 ms floor against noise of tiny spans
 	if ratio < 1.5 {
 		return
 	}
 	s.anomalous = true
 	s.add("latency", wLatency*math.Min(1, math.Log2(ratio)/3),
-		fmt.Sprintf("its p95 span self time went from %s to %s", fmtDur(pb), fmtDur(pw)))
+		fmt.Sprintf("its p95 %s went from %s to %s", what, fmtDur(pb), fmtDur(pw)))
 }
 
 func scoreDeploy(in *inputs, s *scored) {

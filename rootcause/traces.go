@@ -14,8 +14,6 @@ type traceVotes struct {
 	traces, failed int
 	services       map[string]*serviceVotes
 	edges          map[[2]string]*Edge
-	// novelty weighs a vote by how new its origin's error is (0.1..1).
-	novelty func(svc string, sig schema.Signature) float64
 }
 
 // serviceVotes collects, for one service, the failing traces that point at it.
@@ -25,6 +23,7 @@ type serviceVotes struct {
 	origin     int // failing traces whose first error it logged
 	cascade    int // failing traces in which it failed after another service
 	pointedBy  map[string]int
+	via        map[string]int // services a pointer chain passed through
 	kinds      map[schema.Kind]int
 	sigs       map[schema.Signature]*sigVote
 	examples   []example
@@ -46,7 +45,7 @@ type example struct {
 func (tv *traceVotes) service(name string) *serviceVotes {
 	sv := tv.services[name]
 	if sv == nil {
-		sv = &serviceVotes{pointedBy: map[string]int{}, kinds: map[schema.Kind]int{},
+		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, kinds: map[schema.Kind]int{},
 			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}}
 		tv.services[name] = sv
 	}
@@ -80,49 +79,129 @@ func eachTrace(recs []schema.Record, f func([]schema.Record)) {
 // analyzeTraces explains every trace of the window and tallies the votes.
 func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
-	tv.novelty = func(svc string, sig schema.Signature) float64 { return novelty(w, b, svc, sig) }
+	var votes []vote
 	eachTrace(window, func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs)
 		tv.addEdges(recs)
 		res := correlate.AnalyzeRecords(recs, opt.Correlate)
-		if res == nil || !res.Failed || res.Origin == nil {
+		if res == nil || !res.Failed || res.Origin == nil || res.Origin.Service == "" {
 			return
 		}
 		tv.failed++
-		tv.vote(res, entryOf(recs))
+		votes = append(votes, newVote(res, entryOf(recs), novelty(w, b, res.Origin.Service, res.Origin.Signature)))
 	})
+	chains := pointerChains(votes)
+	for i := range votes {
+		tv.tally(&votes[i], chains)
+	}
 	return tv
 }
 
-func (tv *traceVotes) vote(res *correlate.Result, entry string) {
-	o := res.Origin
-	target, kind := o.Service, o.Class
+// vote is what one failing trace says: where its origin points.
+type vote struct {
+	trace   schema.TraceID
+	origin  correlate.Event
+	target  string
+	kind    schema.Kind
+	weight  float64
+	entry   string
+	cascade []string
+	via     string // the service a pointer chain passed through, if any
+}
+
+func newVote(res *correlate.Result, entry string, weight float64) vote {
+	v := vote{trace: res.TraceID, origin: *res.Origin, target: res.Origin.Service,
+		kind: res.Origin.Class, weight: weight, entry: entry}
 	if res.Suspect != nil && res.Suspect.Service != "" {
-		target, kind = res.Suspect.Service, res.Suspect.Kind
+		v.target, v.kind = res.Suspect.Service, res.Suspect.Kind
+	}
+	for _, c := range res.Cascade {
+		v.cascade = append(v.cascade, c.Service)
+	}
+	return v
+}
+
+// pointerChains follows pointers across traces: when the service a vote
+// points at (say, the dependency behind an open breaker) mostly fails, in
+// its own traces, by pointing at yet another service, the vote moves on to
+// that one. It returns, for each target, where its chain ends.
+func pointerChains(votes []vote) map[string]string {
+	out := map[string]map[string]int{} // origin service -> targets of its errors
+	for _, v := range votes {
+		m := out[v.origin.Service]
+		if m == nil {
+			m = map[string]int{}
+			out[v.origin.Service] = m
+		}
+		m[v.target]++
+	}
+	next := func(t string) string {
+		m := out[t]
+		total := 0
+		for _, n := range m {
+			total += n
+		}
+		best := ""
+		for _, u := range sortedKeys(m) {
+			if u != t && (best == "" || m[u] > m[best]) {
+				best = u
+			}
+		}
+		if best != "" && m[best]*2 >= total {
+			return best
+		}
+		return ""
+	}
+	ends := map[string]string{}
+	for t := range out {
+		seen := map[string]bool{t: true}
+		cur := t
+		for range 6 {
+			n := next(cur)
+			if n == "" || seen[n] {
+				break
+			}
+			seen[n] = true
+			cur = n
+		}
+		if cur != t {
+			ends[t] = cur
+		}
+	}
+	return ends
+}
+
+func (tv *traceVotes) tally(v *vote, chains map[string]string) {
+	o := &v.origin
+	target := v.target
+	if end, ok := chains[target]; ok {
+		v.via, target = target, end
 	}
 	sv := tv.service(target)
 	sv.suspectRaw++
-	sv.suspect += tv.novelty(o.Service, o.Signature)
-	sv.kinds[kind]++
+	sv.suspect += v.weight
+	sv.kinds[v.kind]++
 	if target != o.Service {
 		sv.pointedBy[o.Service]++
 	}
-	tv.service(o.Service).origin++
-	sig := o.Signature
-	if target == o.Service {
-		sv.addSig(sig, o.Message)
+	if v.via != "" {
+		sv.via[v.via]++
 	}
-	if entry != "" {
-		sv.entries[entry]++
+	tv.service(o.Service).origin++
+	if target == o.Service {
+		sv.addSig(o.Signature, o.Message)
+	}
+	if v.entry != "" {
+		sv.entries[v.entry]++
 	}
 	if sv.first.IsZero() || o.Timestamp.Before(sv.first) {
 		sv.first = o.Timestamp
 	}
-	sv.examples = append(sv.examples, example{id: res.TraceID, at: o.Timestamp})
-	for _, c := range res.Cascade {
-		if c.Service != target {
-			tv.service(c.Service).cascade++
+	sv.examples = append(sv.examples, example{id: v.trace, at: o.Timestamp})
+	for _, c := range v.cascade {
+		if c != target {
+			tv.service(c).cascade++
 		}
 	}
 }
@@ -168,23 +247,33 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 	}
 	for i := range recs {
 		r := &recs[i]
-		if r.Type != schema.TypeSpan || r.ParentSpanID == "" {
+		if r.Type != schema.TypeSpan {
+			continue
+		}
+		if peer := PeerOf(r); peer != "" && peer != r.Service && r.Service != "" {
+			tv.edge(r.Service, peer, r.IsError())
+		}
+		if r.ParentSpanID == "" {
 			continue
 		}
 		p := svcOf[r.ParentSpanID]
 		if p == nil || p.Service == r.Service || p.Service == "" || r.Service == "" {
 			continue
 		}
-		k := [2]string{p.Service, r.Service}
-		e := tv.edges[k]
-		if e == nil {
-			e = &Edge{From: k[0], To: k[1]}
-			tv.edges[k] = e
-		}
-		e.Calls++
-		if r.IsError() {
-			e.Errors++
-		}
+		tv.edge(p.Service, r.Service, r.IsError())
+	}
+}
+
+func (tv *traceVotes) edge(from, to string, failed bool) {
+	k := [2]string{from, to}
+	e := tv.edges[k]
+	if e == nil {
+		e = &Edge{From: from, To: to}
+		tv.edges[k] = e
+	}
+	e.Calls++
+	if failed {
+		e.Errors++
 	}
 }
 

@@ -18,8 +18,8 @@ func fixedReport(k schema.Kind) *rootcause.Report {
 		Candidates: []rootcause.Candidate{{
 			ID: "cand-1", Rank: 1, Service: "payment", Operation: "POST /charge",
 			Kind: k, Signature: "9f86d081884c7d65",
-			Template:  "call to gateway <*> exceeded <*> ms",
-			Score:     0.87, Traces: 180,
+			Template: sampleTemplate(k),
+			Score:    0.87, Traces: 180,
 			FirstSeen: from.Add(4*time.Minute + 12*time.Second),
 			Evidence:  []string{"first error 40s before any other service", "no failing downstream of its own"},
 			ExampleTraces: []schema.TraceID{
@@ -32,5 +32,25 @@ func fixedReport(k schema.Kind) *rootcause.Report {
 			{From: "checkout", To: "payment", Calls: 900, Errors: 180},
 			{From: "payment", To: "payment-db", Calls: 900, Errors: 12},
 		},
+	}
+}
+
+// sampleTemplate is an error template typical of kind k.
+func sampleTemplate(k schema.Kind) string {
+	switch k {
+	case schema.KindDBPoolExhaustion:
+		return "timeout acquiring connection from pool after <*> ms (active=<*>, idle=<*>)"
+	case schema.KindPoisonMessage:
+		return "cannot process message <*>: unexpected field <*> (attempt <*> of 5)"
+	case schema.KindRateLimit:
+		return "gateway answered 429 Too Many Requests, retry after <*> s"
+	case schema.KindResourceGC, schema.KindOOM:
+		return "GC overhead limit exceeded: heap <*> MB of <*> MB"
+	case schema.KindCircuitOpen:
+		return "circuit breaker is OPEN for <*>"
+	case schema.KindBadDeploy, schema.KindDeterministic:
+		return "nil pointer dereference in <*> (version <*>)"
+	default:
+		return "call to gateway <*> exceeded <*> ms"
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -137,5 +138,19 @@ func TestLinkAlertRunbook(t *testing.T) {
 	}
 	if err := rb.LinkAlertRunbook("https://x.example/a)b<c>"); err != nil || strings.Contains(rb.Markdown, "a)b") {
 		t.Errorf("link destination not escaped: %v", err)
+	}
+}
+
+// TestSparseCandidate: a candidate with almost nothing known still gets a
+// complete runbook without template leftovers.
+func TestSparseCandidate(t *testing.T) {
+	g := newGen(t, Config{})
+	for _, k := range schema.Kinds {
+		rep := &rootcause.Report{Candidates: []rootcause.Candidate{{Kind: k}}}
+		rb := g.ForCandidate(rep, &rep.Candidates[0])
+		checkSections(t, rb)
+		if !ValidID(rb.ID) || !strings.Contains(rb.Markdown, "unknown service") {
+			t.Errorf("%s: id %q or missing service placeholder", k, rb.ID)
+		}
 	}
 }

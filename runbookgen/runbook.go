@@ -65,6 +65,9 @@ const alertLinePrefix = "**Runbook named by the alert rule:** "
 // Alertmanager / Grafana runbook_url annotation) and links it beside ours,
 // right under the title. Calling it again replaces the link.
 func (rb *Runbook) LinkAlertRunbook(raw string) error {
+	if rb == nil {
+		return fmt.Errorf("cannot link alert runbook to no runbook: %w", ErrBadAlertURL)
+	}
 	u, err := safeLink(raw)
 	if err != nil {
 		return fmt.Errorf("cannot link alert runbook %q: %w", cut(clean(raw), 80), err)

@@ -19,7 +19,7 @@ var builtinFS embed.FS // read-only embedded files, not state
 const (
 	layoutFile   = "_layout.md.tmpl"
 	tmplSuffix   = ".md.tmpl"
-	layoutName   = "runbook"  // the template that lays out every section
+	layoutName   = "runbook" // the template that lays out every section
 	maxTmplBytes = 256 << 10 // a team template larger than this is refused
 )
 

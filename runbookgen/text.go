@@ -137,30 +137,17 @@ func codeSpan(s string) string {
 
 // mdEscape makes s render literally in Markdown prose while staying
 // readable as plain text: it backslash-escapes the characters that open
-// inline constructs, HTML or entities anywhere (\ ` * _ [ ] < > & ! | ~ #),
-// a leading list or heading marker, and the "://" and "www." that GFM
-// would turn into a link.
+// code, emphasis, links, HTML, headings and tables (\ ` * _ [ ] < > # |).
+// Without brackets and angle brackets no link or tag can form.
 func mdEscape(s string) string {
 	var b strings.Builder
-	for i, r := range s {
-		if strings.ContainsRune("\\`*_[]<>&!|~#", r) || i == 0 && strings.ContainsRune("-+=>", r) {
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>#|", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 	}
-	out := b.String()
-	if n := leadingDigits(out); n > 0 && n < len(out) && (out[n] == '.' || out[n] == ')') {
-		out = out[:n] + "\\" + out[n:]
-	}
-	return strings.NewReplacer("://", ":\\/\\/", "www.", "www\\.").Replace(out)
-}
-
-func leadingDigits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
+	return b.String()
 }
 
 // shQuote quotes s for a POSIX shell.

@@ -98,7 +98,7 @@ func (s *sim) crashLines(n *node) {
 	for i, iv := range s.p.down {
 		for _, p := range n.pods {
 			sc := scope{n: n, p: p}
-			s.log(sc, line{at: iv.from.Add(-s.r.dur(0, 50*time.Millisecond)), sev: schema.SeverityFatal,
+			s.log(sc, line{at: iv.from, sev: schema.SeverityFatal,
 				logger: logger(n, "app"), body: crashMsg(n, i), fault: true})
 			if iv.to.Before(s.p.end) || i < len(s.p.down)-1 {
 				s.restart(n, p, iv.to.Add(-s.r.dur(2*time.Second, 4*time.Second)), true)

@@ -21,7 +21,7 @@ func (s *sim) rateLimited(sc scope, t time.Time) (outcome, bool) {
 
 // regression fails a request with the bad deploy's deterministic error.
 func (s *sim) regression(sc scope, o *op, t time.Time) (outcome, bool) {
-	if !s.p.is(schema.KindBadDeploy, sc.n) || o != s.p.badOp || sc.p.version(t) == 0 || !s.r.chance(s.p.share) {
+	if !s.p.is(schema.KindBadDeploy, sc.n) || o != s.p.badOp || !s.p.active(t) || sc.p.version(t) == 0 || !s.r.chance(s.p.share) {
 		return outcome{}, false
 	}
 	at := t.Add(s.r.latency(o.self) / 2)

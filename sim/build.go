@@ -32,7 +32,9 @@ func buildGraph(r rng, cfg Config) *graph {
 	b.makeOps()
 	b.makeResources()
 	b.connectAll()
+	b.reachOps()
 	b.makeQueue()
+	b.nameEntryRoutes()
 	b.markNoisy()
 	return b.g
 }

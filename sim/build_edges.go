@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,17 @@ func (b *builder) makeOps() {
 		for _, n := range nodes {
 			for _, o := range n.ops {
 				b.addServiceCalls(o, lvl, deeper)
+			}
+		}
+	}
+}
+
+// nameEntryRoutes names each entry route after the first service it calls.
+func (b *builder) nameEntryRoutes() {
+	for _, n := range b.g.entries {
+		for _, o := range n.ops {
+			if len(o.calls) > 0 {
+				o.route = strings.Replace(o.route, baseName(n), baseName(o.calls[0].to), 1)
 			}
 		}
 	}
@@ -150,7 +162,14 @@ func (b *builder) makeQueue() {
 	}
 	consumer.ops = append(consumer.ops, c)
 	q.consumer = c
-	b.addEdge(pick(b.r, producer.ops), q, c)
+	seen := reachable(b.g)
+	var live []*op
+	for _, o := range producer.ops {
+		if seen[o] {
+			live = append(live, o)
+		}
+	}
+	b.addEdge(pick(b.r, live), q, c)
 	b.g.queue = q
 }
 
@@ -166,7 +185,7 @@ func (b *builder) markNoisy() {
 // addEdge adds a call from o to t with the policy for its kind of target.
 func (b *builder) addEdge(o *op, t *node, top *op) {
 	for _, e := range o.calls {
-		if e.to == t {
+		if e.to == t && e.toOp == top {
 			return
 		}
 	}

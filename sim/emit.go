@@ -14,6 +14,7 @@ type line struct {
 	body   string
 	fault  bool     // the fault caused it
 	kv     []string // extra attributes, key then value
+	cause  failure  // the failed call it reports, if any
 }
 
 // log writes a log record in scope sc. An ERROR caused by the fault marks
@@ -33,7 +34,7 @@ func (s *sim) log(sc scope, l line) {
 		rec.TraceID, rec.SpanID = sc.tc.id, sc.span
 	}
 	s.recs = append(s.recs, rec)
-	s.meta = append(s.meta, recMeta{at: l.at, node: sc.n, pod: sc.p, fault: l.fault})
+	s.meta = append(s.meta, recMeta{at: l.at, node: sc.n, pod: sc.p, fault: l.fault, cause: l.cause})
 	if l.fault && l.sev >= schema.SeverityError {
 		s.markFailed(sc.tc)
 	}

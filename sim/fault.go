@@ -76,20 +76,24 @@ func (p *plan) isDown(n *node, t time.Time) bool {
 	return false
 }
 
-// podState tells whether pod i of the target is dead at t (refuses
-// connections), and whether it is killed within the next horizon (the
-// request in flight is reset at that time).
-func (p *plan) podState(n *node, i int, t time.Time, horizon time.Duration) (dead bool, killAt time.Time) {
+// podState tells whether pod i of the target refuses connections at t
+// (killed, and still in the endpoints for drain), is gone from the
+// endpoints (restarting), or is killed within the next horizon (the request
+// in flight is reset at that time).
+func (p *plan) podState(n *node, i int, t time.Time, horizon time.Duration) (refuses, gone bool, killAt time.Time) {
 	if p.target != n || p.kills == nil {
-		return false, time.Time{}
+		return false, false, time.Time{}
 	}
+	const drain = 4 * time.Second
 	for _, k := range p.kills[i] {
-		if !t.Before(k) && t.Before(k.Add(p.restart)) {
-			return true, time.Time{}
-		}
-		if k.After(t) && k.Sub(t) < horizon {
-			return false, k
+		switch {
+		case !t.Before(k) && t.Before(k.Add(drain)):
+			return true, false, time.Time{}
+		case !t.Before(k) && t.Before(k.Add(p.restart)):
+			return false, true, time.Time{}
+		case k.After(t) && k.Sub(t) < horizon:
+			return false, false, k
 		}
 	}
-	return false, time.Time{}
+	return false, false, time.Time{}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -32,7 +33,8 @@ type recMeta struct {
 	node  *node
 	pod   *pod
 	kind  spanKind
-	fault bool // the fault caused it
+	fault bool    // the fault caused it
+	cause failure // logs: the failed call the record reports, if any
 }
 
 // spanKind is the OpenTelemetry span kind.
@@ -66,17 +68,26 @@ func Generate(cfg Config) (*Incident, error) {
 	return inc, nil
 }
 
-// sortRecords orders records by logged time, stably.
+// sortRecords orders records by logged time, ties in generation order.
 func sortRecords(recs []schema.Record, meta []recMeta) ([]schema.Record, []recMeta) {
-	idx := make([]int32, len(recs))
-	for i := range idx {
-		idx[i] = int32(i)
+	type key struct {
+		ns int64
+		i  int32
 	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return recs[a].Time.Compare(recs[b].Time) })
+	keys := make([]key, len(recs))
+	for i := range recs {
+		keys[i] = key{recs[i].Time.UnixNano(), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.ns != b.ns {
+			return cmp.Compare(a.ns, b.ns)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
 	outR := make([]schema.Record, len(recs))
 	outM := make([]recMeta, len(recs))
-	for i, j := range idx {
-		outR[i], outM[i] = recs[j], meta[j]
+	for i, k := range keys {
+		outR[i], outM[i] = recs[k.i], meta[k.i]
 	}
 	return outR, outM
 }

@@ -20,7 +20,7 @@ func (s *sim) invoke(sc scope, e *edge, t time.Time) outcome {
 		if out.fail == okay || a >= e.attempts || !retryable(out) {
 			break
 		}
-		wait := s.backoff(e, a)
+		wait := s.backoff(e, a, out)
 		s.log(sc, line{at: out.end.Add(50 * time.Microsecond), sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
 			body: retryMsg(sc.n, e, a, wait, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}})
 		t = out.end.Add(wait)
@@ -83,11 +83,13 @@ func retryable(out outcome) bool {
 	return false
 }
 
-// backoff is the wait before attempt a+1: exponential, with full jitter or none.
-func (s *sim) backoff(e *edge, a int) time.Duration {
+// backoff is the wait before attempt a+1: exponential with jitter, honouring
+// Retry-After, as a careful client does; or exponential without jitter,
+// ignoring Retry-After, as the clients that cause retry storms do.
+func (s *sim) backoff(e *edge, a int, out outcome) time.Duration {
 	d := e.backoff << (a - 1)
 	if e.jitter {
-		return s.r.dur(d/4, d)
+		return max(s.r.dur(d/4, d), out.retryAfter)
 	}
 	return d
 }
@@ -112,30 +114,45 @@ func (s *sim) attempt(sc scope, e *edge, t time.Time) outcome {
 		in.end = in.end.Add(net)
 	}
 	out := in
-	if in.fail != failPool && in.end.Sub(t) > e.timeout {
+	if in.end.Sub(t) > e.timeout {
 		out = outcome{end: t.Add(e.timeout), fail: failTimeout, fault: in.fault}
 	}
 	if out.fail != okay {
 		out.err = clientErrorMsg(sc.n, e, out)
 	}
-	if in.fail != failPool {
-		s.clientSpan(sc, e, cs, t, out)
-	}
+	s.clientSpan(sc, e, cs, t, out)
 	return out
 }
 
-// query is a database call; under pool exhaustion it waits for a connection first.
+// query is a database call.
 func (s *sim) query(sc scope, e *edge, t time.Time) outcome {
-	lat := s.r.latency(4 * time.Millisecond)
-	if s.p.kind != schema.KindDBPoolExhaustion || s.p.target != sc.n || !s.p.active(t) {
-		return outcome{end: t.Add(lat)}
+	return outcome{end: t.Add(s.r.latency(4 * time.Millisecond))}
+}
+
+// acquire takes a database connection from the pool as a transaction
+// begins, before the handler's work; under pool exhaustion it waits, and
+// may give up after the pool's timeout.
+func (s *sim) acquire(sc scope, o *op, t time.Time) (time.Time, outcome, bool) {
+	if s.p.kind != schema.KindDBPoolExhaustion || s.p.target != sc.n || !s.p.active(t) || !usesDB(o) {
+		return t, outcome{}, false
 	}
 	p := s.p.intensity(t)
 	if s.r.chance(p) {
-		return outcome{end: t.Add(s.p.poolTimeout), fail: failPool, fault: true}
+		at := t.Add(s.p.poolTimeout)
+		return at, s.fail(sc, &edge{to: dbOf(o)}, outcome{end: at, fail: failPool, fault: true}), true
 	}
-	wait := s.r.dur(0, time.Duration(float64(s.p.poolTimeout)*p))
-	return outcome{end: t.Add(wait + lat), fault: wait > 0}
+	return t.Add(s.r.dur(0, time.Duration(float64(s.p.poolTimeout)*p))), outcome{}, false
+}
+
+func usesDB(o *op) bool { return dbOf(o) != nil }
+
+func dbOf(o *op) *node {
+	for _, e := range o.calls {
+		if e.to.role == roleDatabase {
+			return e.to
+		}
+	}
+	return nil
 }
 
 // external is a call to a third-party API.

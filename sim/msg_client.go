@@ -20,20 +20,20 @@ func url(e *edge) string {
 		return "https://" + externalHost(e.to.name) + "/v1/" + baseName(e.from)
 	case roleService:
 		if e.toOp != nil && e.toOp.method != "" {
-			return fmt.Sprintf("http://%s:8080%s", e.to.name, fillRoute(e.toOp.route))
+			return fmt.Sprintf("http://%s:8080%s", e.to.name, fillRoute(e.toOp.route, 4821+len(e.from.name)*97))
 		}
 	}
 	return e.to.name + ":9090"
 }
 
-func fillRoute(r string) string {
+func fillRoute(r string, id int) string {
 	out := []byte{}
 	for i := 0; i < len(r); i++ {
 		if r[i] == '{' {
 			for i < len(r) && r[i] != '}' {
 				i++
 			}
-			out = append(out, "4821"...)
+			out = strconv.AppendInt(out, int64(id), 10)
 			continue
 		}
 		out = append(out, r[i])
@@ -64,7 +64,7 @@ func clientErrorMsg(n *node, e *edge, out outcome) string {
 		return fmt.Sprintf("kafka: failed to produce to %s: request timed out after %dms", e.to.name, ms(e.timeout))
 	}
 	if isGRPC(e) {
-		return grpcErrorMsg(e, out)
+		return grpcErrorMsg(n, e, out)
 	}
 	switch out.fail {
 	case failTimeout:
@@ -77,19 +77,57 @@ func clientErrorMsg(n *node, e *edge, out outcome) string {
 	return statusErrMsg(n, e, out.status)
 }
 
-func grpcErrorMsg(e *edge, out outcome) string {
-	switch out.fail {
-	case failTimeout:
-		return "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
-	case failRefused:
-		return fmt.Sprintf(`rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp %s: connect: connection refused"`, podAddr(e.to, 9090))
-	case failReset:
-		return "rpc error: code = Unavailable desc = error reading from server: EOF"
+func grpcErrorMsg(n *node, e *edge, out outcome) string {
+	code, desc := "Internal", httpStatusText(out.status)
+	switch {
+	case out.fail == failTimeout:
+		code, desc = "DeadlineExceeded", "context deadline exceeded"
+	case out.fail == failRefused:
+		code, desc = "Unavailable", fmt.Sprintf(`connection error: desc = "transport: Error while dialing: dial tcp %s: connect: connection refused"`, podAddr(e.to, 9090))
+	case out.fail == failReset:
+		code, desc = "Unavailable", "error reading from server: EOF"
+	case out.status == 429:
+		code, desc = "ResourceExhausted", "rate limit exceeded"
 	}
-	if out.status == 429 {
-		return "rpc error: code = ResourceExhausted desc = rate limit exceeded"
+	upper := grpcUpper(code)
+	switch n.stack {
+	case stackJava:
+		return fmt.Sprintf("io.grpc.StatusRuntimeException: %s: %s", upper, desc)
+	case stackPython:
+		return fmt.Sprintf(`<_InactiveRpcError of RPC that terminated with: status = StatusCode.%s details = "%s">`, upper, desc)
+	case stackNode:
+		return fmt.Sprintf("%s %s: %s", grpcStatusNumber(grpcHTTP(code)), upper, desc)
 	}
-	return "rpc error: code = Internal desc = " + httpStatusText(out.status)
+	return fmt.Sprintf("rpc error: code = %s desc = %s", code, desc)
+}
+
+// grpcUpper is the upper-case spelling of a gRPC code.
+func grpcUpper(code string) string {
+	var b []byte
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if c >= 'A' && c <= 'Z' && i > 0 {
+			b = append(b, '_')
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 32
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// grpcHTTP maps a gRPC code name back to the HTTP-like status the simulator uses.
+func grpcHTTP(code string) int {
+	switch code {
+	case "DeadlineExceeded":
+		return 504
+	case "Unavailable":
+		return 503
+	case "ResourceExhausted":
+		return 429
+	}
+	return 500
 }
 
 func podAddr(n *node, port int) string {
@@ -156,7 +194,7 @@ func refusedMsg(n *node, e *edge) string {
 
 func pathOf(e *edge) string {
 	if e.toOp != nil && e.toOp.method != "" {
-		return fillRoute(e.toOp.route)
+		return fillRoute(e.toOp.route, 4821+len(e.from.name)*97)
 	}
 	return "/"
 }
@@ -187,7 +225,11 @@ func statusErrMsg(n *node, e *edge, status int) string {
 			fmt.Sprintf("[%d %s] during [%s] to [%s] [%s#call()]", status, text, method(e), url(e), e.client),
 		})
 	case stackPython:
-		return fmt.Sprintf("%d Server Error: %s for url: %s", status, text, url(e))
+		kind := "Server"
+		if status < 500 {
+			kind = "Client"
+		}
+		return fmt.Sprintf("%d %s Error: %s for url: %s", status, kind, text, url(e))
 	}
 	return fmt.Sprintf("Request failed with status code %d", status)
 }

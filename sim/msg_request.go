@@ -8,19 +8,34 @@ import (
 // The wording of what a service logs while serving: access lines, chatter,
 // and the errors that start at the service itself.
 
-func accessMsg(n *node, o *op, out outcome, d time.Duration) string {
+func accessMsg(n *node, o *op, out outcome, d time.Duration, id int) string {
 	if o.method == "" {
 		return fmt.Sprintf("finished call grpc.method=%s grpc.code=%s grpc.time_ms=%.3f", o.route, grpcCode(out.status), float64(d.Microseconds())/1000)
 	}
 	switch n.stack {
 	case stackGo:
-		return fmt.Sprintf("%s %s %d %s", o.method, fillRoute(o.route), out.status, d.Round(10*time.Microsecond))
+		return fmt.Sprintf("%s %s %d %s", o.method, fillRoute(o.route, id), out.status, d.Round(10*time.Microsecond))
 	case stackJava:
-		return fmt.Sprintf("%s %s -> %d (%d ms)", o.method, fillRoute(o.route), out.status, ms(d))
+		return fmt.Sprintf("%s %s -> %d (%d ms)", o.method, fillRoute(o.route, id), out.status, ms(d))
 	case stackPython:
-		return fmt.Sprintf(`10.0.%d.%d - - "%s %s HTTP/1.1" %d %d`, n.flavor%200, n.flavor%250, o.method, fillRoute(o.route), out.status, 120+n.flavor%900)
+		return fmt.Sprintf(`10.0.%d.%d - - "%s %s HTTP/1.1" %d %d`, n.flavor%200, n.flavor%250, o.method, fillRoute(o.route, id), out.status, 120+n.flavor%900)
 	}
-	return fmt.Sprintf("request completed %s %s %d %dms", o.method, fillRoute(o.route), out.status, ms(d))
+	return fmt.Sprintf("request completed %s %s %d %dms", o.method, fillRoute(o.route, id), out.status, ms(d))
+}
+
+// grpcStatusNumber is the gRPC status code number for an HTTP-like status.
+func grpcStatusNumber(status int) string {
+	switch grpcCode(status) {
+	case "ResourceExhausted":
+		return "8"
+	case "DeadlineExceeded":
+		return "4"
+	case "Unavailable":
+		return "14"
+	case "Internal":
+		return "13"
+	}
+	return "0"
 }
 
 func grpcCode(status int) string {
@@ -89,7 +104,7 @@ func nilPointerMsg(n *node, o *op) (string, string, string) {
 			"http: panic serving 10.0.3.14:51234: runtime error: invalid memory address or nil pointer dereference"}), "runtime.Error", stack
 	case stackPython:
 		stack := fmt.Sprintf("Traceback (most recent call last):\n  File \"/app/app/views.py\", line 88, in handle\n    region = customer[\"address\"][\"country\"]\nTypeError: 'NoneType' object is not subscriptable")
-		return "Exception on " + fillRoute(o.route) + " [" + o.method + "]", "TypeError", stack
+		return "Exception on " + fillRoute(o.route, 1000+n.flavor%9000) + " [" + o.method + "]", "TypeError", stack
 	}
 	return "TypeError: Cannot read properties of undefined (reading 'countryCode')", "TypeError",
 		"TypeError: Cannot read properties of undefined (reading 'countryCode')\n    at resolveRegion (/app/dist/services/region.js:42:31)\n    at async handler (/app/dist/routes/index.js:88:17)"

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -48,7 +49,7 @@ func candidates(g *graph, ok func(*node) bool) []*node {
 	if len(out) == 0 && ok != nil {
 		return candidates(g, nil)
 	}
-	return out
+	return busy(g, out)
 }
 
 func planDependency(r rng, g *graph, p *plan) {
@@ -58,7 +59,7 @@ func planDependency(r rng, g *graph, p *plan) {
 			ext = append(ext, n)
 		}
 	}
-	p.target = pick(r, ext)
+	p.target = pick(r, busy(g, ext))
 	p.faultType = "third-party-slow"
 	p.share = 0.7 + 0.25*r.Float64()
 }
@@ -74,14 +75,14 @@ func planPool(r rng, g *graph, p *plan) {
 	p.poolTimeout = pick(r, []time.Duration{1000, 1500, 2000, 2500}) * time.Millisecond
 	p.target.poolTimeout = p.poolTimeout
 	for _, e := range g.callers(p.target) {
-		e.timeout = max(e.timeout, p.poolTimeout+500*time.Millisecond)
+		e.timeout = max(e.timeout, p.poolTimeout+time.Second)
 	}
 }
 
 func planGC(r rng, g *graph, p *plan) {
 	p.target = pick(r, candidates(g, func(n *node) bool { return n.stack != stackPython }))
 	p.faultType = "gc-pressure"
-	p.pauses = pauses(r, p.onset, p.end, 1200*time.Millisecond, 6*time.Second)
+	p.pauses = pauses(r, p.onset, p.end, 1500*time.Millisecond, 8*time.Second)
 }
 
 // pauses lays out stop-the-world pauses from t to end, more often and longer as time goes on.
@@ -91,7 +92,8 @@ func pauses(r rng, t, end time.Time, lo, hi time.Duration) []interval {
 		grow := min(1, float64(t.Sub(start))/float64(90*time.Second))
 		d := r.dur(lo/2+time.Duration(float64(lo/2)*grow), lo+time.Duration(float64(hi-lo)*grow))
 		out = append(out, interval{t, t.Add(d)})
-		t = t.Add(d + r.dur(time.Duration(float64(8*time.Second)*(1-0.7*grow)), time.Duration(float64(20*time.Second)*(1-0.7*grow))))
+		gap := 1 - 0.85*grow // the collector runs back to back as the heap fills
+		t = t.Add(d + r.dur(time.Duration(float64(6*time.Second)*gap), time.Duration(float64(20*time.Second)*gap)))
 	}
 	return out
 }
@@ -150,10 +152,11 @@ func planOOM(r rng, g *graph, p *plan) {
 	p.restart = r.dur(8*time.Second, 25*time.Second)
 	p.kills = make([][]time.Time, len(p.target.pods))
 	for i := range p.target.pods {
-		for t := p.onset.Add(r.dur(20*time.Second, 60*time.Second)); t.Before(p.end); {
+		for t := p.onset.Add(r.dur(25*time.Second, 50*time.Second)); t.Before(p.end); {
 			p.kills[i] = append(p.kills[i], t)
-			t = t.Add(p.restart + r.dur(40*time.Second, 100*time.Second))
+			p.pauses = append(p.pauses, pauses(r, t.Add(-25*time.Second), t, 400*time.Millisecond, 4*time.Second)...)
+			t = t.Add(p.restart + r.dur(30*time.Second, 60*time.Second))
 		}
 	}
-	p.pauses = pauses(r, p.onset, p.end, 300*time.Millisecond, 1500*time.Millisecond)
+	slices.SortFunc(p.pauses, func(a, b interval) int { return a.from.Compare(b.from) })
 }

@@ -15,15 +15,9 @@ func (s *sim) publish(sc scope, e *edge, t time.Time, cs schema.SpanID) outcome 
 	if s.p.kind == schema.KindPoisonMessage && s.r.chance(s.p.intensity(at)) {
 		s.poison(sc.tc, e.to, at, cs, msgID)
 	} else {
-		s.deliver(sc.tc, e.to, at, cs, msgID)
+		s.serve(sc.tc, e.to.consumer.owner, e.to.consumer, at, cs)
 	}
 	return outcome{end: end}
-}
-
-// deliver is a normal consumption of a message.
-func (s *sim) deliver(tc *traceCtx, q *node, at time.Time, parent schema.SpanID, msgID string) {
-	_ = msgID
-	s.serve(tc, q.consumer.owner, q.consumer, at, parent)
 }
 
 // poison simulates a message its consumer can never process: the same

@@ -60,8 +60,11 @@ func (s *sim) reach(n *node, t time.Time) (int, outcome, bool) {
 	start := s.r.IntN(len(n.pods))
 	for i := range n.pods {
 		pi := (start + i) % len(n.pods)
-		dead, kill := s.p.podState(n, pi, t, 2*time.Second)
-		if dead {
+		refuses, gone, kill := s.p.podState(n, pi, t, 2*time.Second)
+		if refuses {
+			return 0, refused, false
+		}
+		if gone {
 			continue
 		}
 		if !kill.IsZero() {
@@ -85,6 +88,10 @@ func (s *sim) handle(sc scope, o *op, t time.Time) outcome {
 		return out
 	}
 	s.noise(sc, cur)
+	cur, out, failed := s.acquire(sc, o, cur)
+	if failed {
+		return out
+	}
 	end, out := s.calls(sc, o, cur)
 	if out.fail != okay {
 		return out
@@ -157,7 +164,7 @@ func (s *sim) fail(sc scope, e *edge, out outcome) outcome {
 	if exc != "" {
 		kv = append(kv, schema.AttrExceptionType, exc)
 	}
-	s.log(sc, line{at: at, sev: schema.SeverityError, logger: logger(sc.n, "web"), body: body, fault: out.fault, kv: kv})
+	s.log(sc, line{at: at, sev: schema.SeverityError, logger: logger(sc.n, "web"), body: body, fault: out.fault, kv: kv, cause: out.fail})
 	return outcome{end: at.Add(200 * time.Microsecond), status: failStatusCode(sc.n, out), fail: failStatus, fault: out.fault}
 }
 
@@ -167,7 +174,7 @@ func (s *sim) finish(sc scope, o *op, t time.Time, parent schema.SpanID, out out
 	kind := kindServer
 	kv := []string{schema.AttrHTTPStatus, status, "http.request.method", o.method, "http.route", o.route}
 	if o.method == "" {
-		kv = []string{"rpc.system", "grpc", "rpc.method", o.route}
+		kv = []string{"rpc.system", "grpc", "rpc.method", o.route, schema.AttrRPCGRPCStatus, grpcStatusNumber(out.status)}
 	}
 	if strings.HasPrefix(o.route, "consume ") {
 		kind, kv = kindConsumer, []string{"messaging.operation.type", "process"}
@@ -184,8 +191,12 @@ func (s *sim) finish(sc scope, o *op, t time.Time, parent schema.SpanID, out out
 	} else if sc.n.access == 2 && out.status >= 400 {
 		sev = schema.SeverityWarn
 	}
-	s.log(sc, line{at: out.end, sev: sev, logger: logger(sc.n, "access"), body: accessMsg(sc.n, o, out, out.end.Sub(t)),
-		fault: out.fault, kv: []string{schema.AttrHTTPStatus, status}})
+	kv = kv[:2]
+	if o.method == "" {
+		kv = []string{schema.AttrRPCGRPCStatus, grpcStatusNumber(out.status)}
+	}
+	s.log(sc, line{at: out.end, sev: sev, logger: logger(sc.n, "access"), body: accessMsg(sc.n, o, out, out.end.Sub(t), s.r.between(1000, 99999)),
+		fault: out.fault, kv: kv})
 }
 
 func okStatus(o *op) int {

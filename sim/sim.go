@@ -16,8 +16,6 @@ type sim struct {
 	recs   []schema.Record
 	meta   []recMeta
 	failed map[schema.TraceID]bool
-	order  []schema.TraceID // failed traces in the order they failed
-	msgSeq int
 }
 
 // traceCtx is one trace being simulated.
@@ -37,7 +35,7 @@ type scope struct {
 }
 
 func newSim(cfg Config, r rng, g *graph, p *plan) *sim {
-	est := int(cfg.TracesPerSecond*(cfg.Baseline+cfg.Window).Seconds()) * 20
+	est := int(cfg.TracesPerSecond*(cfg.Baseline+cfg.Window).Seconds()) * 32
 	return &sim{cfg: cfg, r: r, g: g, p: p, failed: map[schema.TraceID]bool{},
 		recs: make([]schema.Record, 0, est), meta: make([]recMeta, 0, est)}
 }
@@ -82,8 +80,5 @@ func (s *sim) markFailed(tc *traceCtx) {
 		return
 	}
 	tc.failed = true
-	if !s.failed[tc.id] {
-		s.failed[tc.id] = true
-		s.order = append(s.order, tc.id)
-	}
+	s.failed[tc.id] = true
 }

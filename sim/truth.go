@@ -50,7 +50,7 @@ func (s *sim) truth() Truth {
 		Seed:         s.cfg.Seed,
 		Window:       Span{From: from, To: from.Add(s.cfg.Window)},
 		Baseline:     Span{From: s.cfg.Start, To: from},
-		Onset:        s.p.onset.Round(time.Millisecond),
+		Onset:        s.p.onset.Truncate(time.Millisecond),
 		RootCause:    RootCause{Service: s.p.target.name, Kind: s.p.kind, FaultType: s.p.faultType},
 		FailedTraces: make(map[schema.TraceID]TraceTruth, len(s.failed)),
 		ExtraFiles:   []string{},

@@ -44,12 +44,19 @@ func (s *server) apiRunbook(c *gin.Context) {
 
 // incident parses the window and asks the backend, capping candidates at max.
 func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInput, error) {
-	in, err := parseIncidentQuery(c.Request.URL.Query(), s.cfg.Now().UTC(), s.cfg.MaxWindow)
+	now := s.cfg.Now().UTC()
+	if s.cfg.CacheTTL > 0 {
+		now = now.Truncate(s.cfg.CacheTTL)
+	}
+	in, err := parseIncidentQuery(c.Request.URL.Query(), now, s.cfg.MaxWindow)
 	if err != nil {
 		return nil, in, err
 	}
 	if in.Query.Top == 0 || in.Query.Top > max {
 		in.Query.Top = max
+	}
+	if rep, ok := s.reports.get(in.Query); ok {
+		return rep, in, nil
 	}
 	rep, err := s.backend.Incident(c.Request.Context(), in.Query)
 	if err != nil {
@@ -61,6 +68,7 @@ func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInp
 	if rep.Candidates == nil {
 		rep.Candidates = []rootcause.Candidate{}
 	}
+	s.reports.put(in.Query, rep)
 	return rep, in, nil
 }
 

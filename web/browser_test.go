@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/faultline/faultline/rootcause"
 )
 
 // screenshotDir is where the browser tests keep screenshots for review
@@ -44,6 +45,8 @@ type browser struct {
 	ctx      context.Context
 	mu       sync.Mutex
 	problems []string
+	// expected are URLs whose error status the test asked for.
+	expected map[string]bool
 }
 
 func newBrowser(t *testing.T) *browser {
@@ -59,7 +62,7 @@ func newBrowser(t *testing.T) *browser {
 	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(bcancel)
-	b := &browser{ctx: bctx}
+	b := &browser{ctx: bctx, expected: map[string]bool{}}
 	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("cannot start Chromium at %s: %v", path, err)
 	}
@@ -74,13 +77,29 @@ func (b *browser) note(p string) {
 	b.problems = append(b.problems, p)
 }
 
+// expectError marks a URL the test opens knowing it answers 4xx.
+func (b *browser) expectError(u string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.expected[u] = true
+}
+
+func (b *browser) isExpected(u string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.expected[u]
+}
+
 func (b *browser) watchConsole() {
 	for m, err := range chromedp.Console(b.ctx) {
 		if err != nil {
 			return
 		}
+		if m.Source == "network" && b.isExpected(m.URL) {
+			continue
+		}
 		if m.Type == chromedp.ConsoleError || m.IsException() || m.Type == chromedp.ConsoleWarning && m.Source == "security" {
-			b.note(string(m.Type) + " " + m.Source + ": " + m.Text)
+			b.note(string(m.Type) + " " + m.Source + ": " + m.Text + " (" + m.URL + ")")
 		}
 	}
 }
@@ -170,13 +189,24 @@ func (b *browser) darkMode(t *testing.T, on bool) {
 
 // TestBrowserIncidentToTraceToRunbook walks the on-call path in a real
 // Chromium: incident page, top candidate and its evidence, one of its
-// traces with the origin marked, then its runbook.
+// traces with the origin marked, then its runbook; then the live refresh,
+// dark mode and a phone screen.
 func TestBrowserIncidentToTraceToRunbook(t *testing.T) {
 	b := newBrowser(t)
-	srv := httptest.NewServer(newTestHandler(t, Config{RefreshInterval: 5 * time.Second}, newFixtureBackend()))
+	be := newFixtureBackend()
+	srv := httptest.NewServer(newTestHandler(t, Config{CacheTTL: -1}, be))
 	defer srv.Close()
 
-	b.do(t, "open incident", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
+	browseIncident(t, b, srv.URL)
+	browseTrace(t, b)
+	browseRunbook(t, b)
+	browseLiveRefresh(t, b, srv.URL, be)
+	browseThemes(t, b, srv.URL)
+	b.checkClean(t)
+}
+
+func browseIncident(t *testing.T, b *browser, base string) {
+	b.do(t, "open incident", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
 	top := b.eval(t, `document.querySelector('.candidate').innerText`)
 	for _, want := range []string{"#1", "payments", "db-pool-exhaustion", "first error of 1,874 failing traces", "Runbook · P1 · MTTR 15m"} {
 		if !strings.Contains(top, want) {
@@ -189,21 +219,14 @@ func TestBrowserIncidentToTraceToRunbook(t *testing.T) {
 	if got := b.eval(t, `document.querySelector('.tl-origin .onset-label').textContent`); !strings.Contains(got, "onset 04:08:00") {
 		t.Errorf("origin onset label = %q", got)
 	}
-	b.waitFor(t, "the live refresh", `document.getElementById('incident').dataset.updated`)
-	if got := b.eval(t, `document.getElementById('live-status').textContent`); !strings.Contains(got, "updated") {
-		t.Errorf("live status = %q", got)
-	}
-	b.eval(t, `document.getElementById('live-toggle').click(), ''`)
-	if got := b.eval(t, `document.getElementById('live-toggle').getAttribute('aria-pressed') + ' ' + document.getElementById('live-status').textContent`); got != "false paused" {
-		t.Errorf("after pause: %q", got)
-	}
-	b.eval(t, `document.getElementById('live-toggle').click(), ''`)
+	b.screenshot(t, "incident")
 	b.do(t, "keyboard", chromedp.KeyEvent("\t"))
 	if got := b.eval(t, `document.activeElement.className`); got != "skip" {
 		t.Errorf("first Tab focuses %q, want the skip link", got)
 	}
-	b.screenshot(t, "incident")
+}
 
+func browseTrace(t *testing.T, b *browser) {
 	b.do(t, "open a trace of the top candidate", chromedp.Click(chromedp.CSS(".candidate .trace-link")), chromedp.WaitVisible(chromedp.ID("origin")))
 	origin := b.eval(t, `document.getElementById('origin').innerText`)
 	for _, want := range []string{"ORIGIN", "payments", "connection pool exhausted"} {
@@ -229,8 +252,10 @@ func TestBrowserIncidentToTraceToRunbook(t *testing.T) {
 		t.Errorf("copied %q, want the trace id", got)
 	}
 	b.screenshot(t, "trace")
+}
 
-	b.do(t, "open the runbook", chromedp.Click(chromedp.CSS(".origin-box ~ p a.btn, section a.btn.primary")), chromedp.WaitVisible(chromedp.CSS(".runbook")))
+func browseRunbook(t *testing.T, b *browser) {
+	b.do(t, "open the runbook", chromedp.Click(chromedp.CSS("section a.btn.primary")), chromedp.WaitVisible(chromedp.CSS(".runbook")))
 	rb := b.eval(t, `document.querySelector('.runbook').innerText`)
 	for _, want := range []string{"Diagnosis", "pg_stat_activity", "MTTR target"} {
 		if !strings.Contains(rb, want) {
@@ -241,22 +266,53 @@ func TestBrowserIncidentToTraceToRunbook(t *testing.T) {
 		t.Errorf("%s copy buttons on code blocks, want 2", n)
 	}
 	b.screenshot(t, "runbook")
+}
 
+// browseLiveRefresh changes the backend's report under an open page and
+// checks the page follows without losing the reader's place.
+func browseLiveRefresh(t *testing.T, b *browser, base string, be *fakeBackend) {
+	b.do(t, "open incident", chromedp.Navigate(base+"/incident?since=1h"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
+	b.waitFor(t, "the first refresh", `document.getElementById('incident').dataset.updated`)
+	b.eval(t, `document.querySelector('#cand-c-checkout-timeout details').open = true, window.scrollTo(0, 400), ''`)
+	be.update(func(r *rootcause.Report) {
+		r.Traces, r.Candidates[1].Evidence[0] = 20001, "a brand new piece of evidence"
+	})
+	b.eval(t, `document.dispatchEvent(new Event('visibilitychange')), ''`) // tick now rather than in 15 s
+	b.waitFor(t, "the new evidence", `document.querySelector('#cand-c-checkout-timeout').innerText.includes('brand new piece')`)
+	got := b.eval(t, `document.querySelector('[data-field=traces]').textContent + '|' + document.querySelector('#cand-c-checkout-timeout details').open + '|' + window.scrollY`)
+	if got != "20,001|true|400" {
+		t.Errorf("after refresh: traces|open|scrollY = %q, want 20,001|true|400", got)
+	}
+	b.eval(t, `document.getElementById('live-toggle').click(), ''`)
+	if got := b.eval(t, `document.getElementById('live-toggle').getAttribute('aria-pressed') + ' ' + document.getElementById('live-status').textContent`); got != "false paused" {
+		t.Errorf("after pause: %q", got)
+	}
+	be.update(func(r *rootcause.Report) { r.Traces = 30003 })
+	b.eval(t, `document.dispatchEvent(new Event('visibilitychange')), ''`)
+	time.Sleep(500 * time.Millisecond)
+	if got := b.eval(t, `document.querySelector('[data-field=traces]').textContent`); got != "20,001" {
+		t.Errorf("paused page changed to %s", got)
+	}
+	b.eval(t, `document.getElementById('live-toggle').click(), ''`)
+}
+
+func browseThemes(t *testing.T, b *browser, base string) {
 	b.darkMode(t, true)
-	b.do(t, "dark incident", chromedp.Navigate(srv.URL+"/incident"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
+	b.do(t, "dark incident", chromedp.Navigate(base+"/incident"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
 	if bg := b.eval(t, `getComputedStyle(document.body).backgroundColor`); bg == "rgb(246, 247, 249)" {
 		t.Errorf("dark mode did not change the background: %s", bg)
 	}
 	b.screenshot(t, "incident-dark")
-	b.do(t, "dark trace", chromedp.Navigate(srv.URL+"/trace/"+string(fixtureTrace)), chromedp.WaitVisible(chromedp.ID("origin")))
+	b.do(t, "dark trace", chromedp.Navigate(base+"/trace/"+string(fixtureTrace)), chromedp.WaitVisible(chromedp.ID("origin")))
 	b.screenshot(t, "trace-dark")
 	b.darkMode(t, false)
-	b.do(t, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+"/incident"), chromedp.WaitVisible(chromedp.CSS(".candidate")))
-	if w := b.eval(t, `String(document.documentElement.scrollWidth)`); w != "390" {
-		t.Errorf("page is %spx wide on a 390px phone (horizontal scrolling)", w)
+	for _, p := range []struct{ path, name string }{{"/incident", "incident-phone"}, {"/trace/" + string(fixtureTrace), "trace-phone"}} {
+		b.do(t, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+p.path), chromedp.WaitReady(chromedp.CSS("main")))
+		if w := b.eval(t, `String(document.documentElement.scrollWidth)`); w != "390" {
+			t.Errorf("%s is %spx wide on a 390px phone (horizontal scrolling)", p.path, w)
+		}
+		b.screenshot(t, p.name)
 	}
-	b.screenshot(t, "incident-phone")
-	b.checkClean(t)
 }
 
 // TestBrowserHostilePagesRunNothing loads pages full of attack strings and
@@ -265,7 +321,9 @@ func TestBrowserHostilePagesRunNothing(t *testing.T) {
 	b := newBrowser(t)
 	srv := httptest.NewServer(newTestHandler(t, Config{}, hostileBackend()))
 	defer srv.Close()
-	for _, p := range []string{"/incident", "/trace/" + string(fixtureTrace), "/runbooks/" + fixtureRunbook, "/trace/%3Cscript%3Ealert(1)%3C%2Fscript%3E"} {
+	bad := "/trace/%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E"
+	b.expectError(srv.URL + bad)
+	for _, p := range []string{"/incident", "/trace/" + string(fixtureTrace), "/runbooks/" + fixtureRunbook, bad} {
 		b.do(t, "open "+p, chromedp.Navigate(srv.URL+p), chromedp.WaitReady(chromedp.CSS("main")))
 		if n := b.eval(t, `String(document.querySelectorAll('script').length)`); n != "1" {
 			t.Errorf("%s: %s script elements, want only ours", p, n)
@@ -278,3 +336,25 @@ func TestBrowserHostilePagesRunNothing(t *testing.T) {
 	b.checkClean(t)
 }
 
+// TestBrowserCatchesCSPViolations proves the watcher above sees what it
+// must: an inline script injected at run time is refused by the CSP and reported.
+func TestBrowserCatchesCSPViolations(t *testing.T) {
+	b := newBrowser(t)
+	srv := httptest.NewServer(newTestHandler(t, Config{}, newFixtureBackend()))
+	defer srv.Close()
+	b.do(t, "open", chromedp.Navigate(srv.URL+"/runbooks/"+fixtureRunbook), chromedp.WaitReady(chromedp.CSS("main")))
+	b.eval(t, `(function(){var s=document.createElement('script'); s.textContent='window.ran=1'; document.body.appendChild(s); return ''})()`)
+	if got := b.eval(t, `String(window.ran)`); got != "undefined" {
+		t.Errorf("inline script ran despite the CSP (window.ran = %s)", got)
+	}
+	time.Sleep(300 * time.Millisecond)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	found := false
+	for _, p := range b.problems {
+		found = found || strings.Contains(p, "Content Security Policy")
+	}
+	if !found {
+		t.Errorf("the CSP violation was not reported; problems: %q", b.problems)
+	}
+}

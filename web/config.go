@@ -27,8 +27,9 @@ type Config struct {
 	MaxCandidates int
 	// MaxAPICandidates caps the candidates /api/v1/incident returns (default 200).
 	MaxAPICandidates int
-	// MaxTimelineRows caps the trace waterfall rows rendered (default 1500);
-	// origin and cascade rows are always kept.
+	// MaxTimelineRows caps the trace waterfall rows rendered (default 250,
+	// which keeps the page under 200 KB); origin and cascade rows are always
+	// kept, and ?rows=N (at most 5000) shows more.
 	MaxTimelineRows int
 	// MaxAPITimelineRows caps the timeline /api/v1/trace returns (default 20000).
 	MaxAPITimelineRows int
@@ -38,10 +39,20 @@ type Config struct {
 	MaxWindow time.Duration
 	// RefreshInterval is how often the incident page refreshes (default 15s).
 	RefreshInterval time.Duration
+	// CacheTTL is how long an incident report is reused for the same query
+	// (default 5s; negative disables). Relative windows ("last 1 h") end at
+	// now rounded down to CacheTTL, so that requests close in time share one.
+	CacheTTL time.Duration
 	// Hooks, when non-nil, is mounted at /hooks/ (alert webhooks).
 	Hooks http.Handler
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
+}
+
+// Validate reports whether the configuration is usable, as New would.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -52,7 +63,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	def(&c.MaxCandidates, 25)
 	def(&c.MaxAPICandidates, 200)
-	def(&c.MaxTimelineRows, 1500)
+	def(&c.MaxTimelineRows, 250)
 	def(&c.MaxAPITimelineRows, 20000)
 	def(&c.MaxServices, 40)
 	if c.RequestTimeout <= 0 {
@@ -63,6 +74,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RefreshInterval <= 0 {
 		c.RefreshInterval = 15 * time.Second
+	}
+	if c.CacheTTL == 0 {
+		c.CacheTTL = 5 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now

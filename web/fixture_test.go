@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -21,21 +22,26 @@ const (
 	fixtureRunbook = "c-payments-db-pool"
 )
 
-// fakeBackend serves fixed documents; hostile replaces text with attack strings.
+// fakeBackend serves fixed documents; update changes the report under a running server.
 type fakeBackend struct {
+	mu       sync.Mutex
 	report   *rootcause.Report
 	traces   map[schema.TraceID]*correlate.Result
 	runbooks map[string]*runbookgen.Runbook
 	err      error // returned by every call when set
 	panicMsg string
 	lastQ    IncidentQuery
+	calls    int // Incident calls
 }
 
 func (f *fakeBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
 	if f.panicMsg != "" {
 		panic(f.panicMsg)
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.lastQ = q
+	f.calls++
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -44,6 +50,19 @@ func (f *fakeBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause
 		rep.Candidates = rep.Candidates[:q.Top]
 	}
 	return &rep, nil
+}
+
+// update changes the report under the lock; fn gets a deep enough copy.
+func (f *fakeBackend) update(fn func(*rootcause.Report)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rep := *f.report
+	rep.Candidates = append([]rootcause.Candidate(nil), rep.Candidates...)
+	for i := range rep.Candidates {
+		rep.Candidates[i].Evidence = append([]string(nil), rep.Candidates[i].Evidence...)
+	}
+	fn(&rep)
+	f.report = &rep
 }
 
 func (f *fakeBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
@@ -95,13 +114,13 @@ func fixtureReport() *rootcause.Report {
 					"deepest failing service: its only callee, payments-db, shows no errors",
 					"new: this error never occurred in the baseline hour before",
 				},
-				Runbook: rb,
-				Signals: []rootcause.Signal{{Name: "onset", Value: 1, Reason: "earliest onset in the window"}, {Name: "depth", Value: 0.9, Reason: "no failing downstream"}},
-				ExampleTraces: []schema.TraceID{fixtureTrace, fixtureTrace2}, PointedFrom: []string{"checkout", "api-gateway"}, EntryPoints: []string{"frontend"}},
+				Runbook:       rb,
+				Signals:       []rootcause.Signal{{Name: "onset", Value: 1, Reason: "earliest onset in the window"}, {Name: "depth", Value: 0.9, Reason: "no failing downstream"}},
+				ExampleTraces: []schema.TraceID{fixtureTrace, fixtureTrace2}, PointedFrom: []string{"checkout"}, EntryPoints: []string{"frontend"}},
 			{ID: "c-checkout-timeout", Rank: 2, Service: "checkout", Kind: schema.KindTimeout, Signature: "1a2b3c4d5e6f7081",
 				Template: "call to payments exceeded 3000ms", Score: 0.42, Traces: 1650, FirstSeen: onset.Add(2100 * time.Millisecond),
-				Evidence: []string{"timeouts calling payments: points at payments", "started 2.1 s after payments"},
-				Runbook: &schema.RunbookRef{ID: "timeout", Severity: "P2", MTTRTarget: "1h", URL: "/runbooks/timeout"},
+				Evidence:      []string{"timeouts calling payments: points at payments", "started 2.1 s after payments"},
+				Runbook:       &schema.RunbookRef{ID: "timeout", Severity: "P2", MTTRTarget: "1h", URL: "/runbooks/timeout"},
 				ExampleTraces: []schema.TraceID{fixtureTrace}},
 			{ID: "c-gateway-breaker", Rank: 3, Service: "api-gateway", Kind: schema.KindCircuitOpen, Signature: "aa00bb11cc22dd33",
 				Template: "circuit breaker is OPEN for checkout", Score: 0.18, Traces: 239, FirstSeen: onset.Add(31 * time.Second),

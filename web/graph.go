@@ -8,19 +8,25 @@ import (
 	"github.com/faultline/faultline/rootcause"
 )
 
-// Graph geometry, in SVG user units: nodes in columns by call depth.
+// Graph geometry, in SVG user units: nodes in rows by call depth.
 const (
 	gNodeW  = 150
 	gNodeH  = 44
-	gColGap = 70
-	gRowGap = 22
-	gMargin = 16
+	gColGap = 20
+	gRowGap = 46
+	gMargin = 12
+	// gMaxPerRow wraps a wide layer onto several rows, so the graph stays
+	// legible on a laptop instead of shrinking.
+	gMaxPerRow = 7
+	// gWide is the width above which the graph takes the page's full width.
+	gWide = 560
 )
 
-// graphView is the service dependency graph, laid out left (callers) to
-// right (callees), with the failure path from the origin to the edge marked.
+// graphView is the service dependency graph, laid out top (callers) to
+// bottom (callees), with the failure path from the origin to the edge marked.
 type graphView struct {
 	W, H   int
+	Wide   bool
 	Nodes  []gNode
 	Edges  []gEdge
 	Hidden int
@@ -40,43 +46,77 @@ type gNode struct {
 
 // gEdge is one caller -> callee arrow.
 type gEdge struct {
-	D     string
-	Fail  bool
-	Title string
+	D        string
+	Fail     bool
+	Inferred bool
+	Title    string
 }
 
 // newGraphView lays out rep.Edges. At most max services are drawn: those on
 // the failure path first, then the busiest.
 func newGraphView(rep *rootcause.Report, roles map[string]string, max int) graphView {
-	names := graphServices(rep)
+	edges := withInferredEdges(rep)
+	names := graphServices(rep, edges)
 	if len(names) == 0 {
 		return graphView{}
 	}
-	path := failurePath(rep.Edges, roles)
+	path := failurePath(edges, roles)
 	var v graphView
 	names, v.Hidden = keepServices(names, rep, path, roles, max)
 	keep := map[string]bool{}
 	for _, n := range names {
 		keep[n] = true
 	}
-	cols := layerServices(names, rep.Edges, keep)
-	pos := v.place(cols, roles, path)
-	for _, e := range rep.Edges {
+	cols := layerServices(names, edges, keep)
+	pos := v.place(cols, edges, roles, path)
+	v.Wide = v.W > gWide
+	for _, e := range edges {
 		a, okA := pos[e.From]
 		b, okB := pos[e.To]
 		if !okA || !okB || e.From == e.To {
 			continue
 		}
-		fail := path[e.From] && path[e.To] && e.Errors > 0
-		v.Edges = append(v.Edges, gEdge{D: edgePath(a, b), Fail: fail,
-			Title: fmt.Sprintf("%s → %s: %s, %s", e.From, e.To, plural(e.Calls, "call", "calls"), plural(e.Errors, "error", "errors"))})
+		ge := gEdge{D: edgePath(a, b), Fail: path[e.From] && path[e.To] && e.Errors > 0, Inferred: e.Calls == 0,
+			Title: fmt.Sprintf("%s → %s: %s, %s", e.From, e.To, plural(e.Calls, "call", "calls"), plural(e.Errors, "error", "errors"))}
+		if ge.Inferred {
+			ge.Title = fmt.Sprintf("%s → %s: no spans seen, but %s's errors point at %s", e.From, e.To, e.From, e.To)
+		}
+		v.Edges = append(v.Edges, ge)
 	}
 	sort.SliceStable(v.Edges, func(i, j int) bool { return !v.Edges[i].Fail && v.Edges[j].Fail })
 	return v
 }
 
+// withInferredEdges adds, for the top candidate, a caller -> candidate edge
+// for every service whose errors point at it (Candidate.PointedFrom) when
+// no span showed that call: an open breaker or a timeout often leaves no
+// span at the callee. Inferred edges have Calls == 0.
+func withInferredEdges(rep *rootcause.Report) []rootcause.Edge {
+	edges := rep.Edges
+	if len(rep.Candidates) == 0 || rep.Candidates[0].Service == "" {
+		return edges
+	}
+	top := rep.Candidates[0]
+	for _, from := range top.PointedFrom {
+		if from == "" || from == top.Service || hasEdge(edges, from, top.Service) {
+			continue
+		}
+		edges = append(edges[:len(edges):len(edges)], rootcause.Edge{From: from, To: top.Service, Errors: max(top.Traces, 1)})
+	}
+	return edges
+}
+
+func hasEdge(edges []rootcause.Edge, from, to string) bool {
+	for _, e := range edges {
+		if e.From == from && e.To == to {
+			return true
+		}
+	}
+	return false
+}
+
 // graphServices lists every service in the edges and summaries.
-func graphServices(rep *rootcause.Report) []string {
+func graphServices(rep *rootcause.Report, edges []rootcause.Edge) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -85,7 +125,7 @@ func graphServices(rep *rootcause.Report) []string {
 			out = append(out, s)
 		}
 	}
-	for _, e := range rep.Edges {
+	for _, e := range edges {
 		add(e.From)
 		add(e.To)
 	}
@@ -144,7 +184,7 @@ func keepServices(names []string, rep *rootcause.Report, path map[string]bool, r
 	return names[:max], len(names) - max
 }
 
-// layerServices puts each service in a column: its longest call depth from
+// layerServices puts each service in a row: its longest call depth from
 // a service nobody calls. Cycles are cut by bounding the depth.
 func layerServices(names []string, edges []rootcause.Edge, keep map[string]bool) [][]string {
 	depth := map[string]int{}
@@ -162,39 +202,93 @@ func layerServices(names []string, edges []rootcause.Edge, keep map[string]bool)
 			break
 		}
 	}
-	var cols [][]string
+	var layers [][]string
 	for _, n := range names {
 		d := depth[n]
-		for len(cols) <= d {
-			cols = append(cols, nil)
+		for len(layers) <= d {
+			layers = append(layers, nil)
 		}
-		cols[d] = append(cols[d], n)
+		layers[d] = append(layers[d], n)
 	}
-	for _, c := range cols {
-		sort.Strings(c)
-	}
-	return cols
+	return wrapRows(layers, edges)
 }
 
-// place assigns coordinates and builds the nodes; it returns each node's box.
-func (v *graphView) place(cols [][]string, roles map[string]string, path map[string]bool) map[string][2]int {
-	pos := map[string][2]int{}
-	rows := 0
-	for _, c := range cols {
-		rows = max(rows, len(c))
+// wrapRows splits layers wider than gMaxPerRow onto several rows, ordering
+// each layer by its callers first so that related services stay together.
+func wrapRows(layers [][]string, edges []rootcause.Edge) [][]string {
+	var rows [][]string
+	rank := map[string]int{}
+	for _, l := range layers {
+		sort.SliceStable(l, func(i, j int) bool { return callerRank(l[i], edges, rank) < callerRank(l[j], edges, rank) })
+		for len(l) > 0 {
+			n := min(len(l), gMaxPerRow)
+			rows = append(rows, l[:n])
+			l = l[n:]
+		}
+		for _, r := range rows {
+			for i, name := range r {
+				rank[name] = i
+			}
+		}
 	}
-	v.W = gMargin*2 + len(cols)*gNodeW + (len(cols)-1)*gColGap
-	v.H = gMargin*2 + rows*gNodeH + (rows-1)*gRowGap
-	for ci, c := range cols {
-		x := gMargin + ci*(gNodeW+gColGap)
-		off := (rows - len(c)) * (gNodeH + gRowGap) / 2
-		for ri, name := range c {
-			y := gMargin + off + ri*(gNodeH+gRowGap)
+	return rows
+}
+
+// callerRank is the smallest position of any already placed caller of s.
+func callerRank(s string, edges []rootcause.Edge, rank map[string]int) int {
+	best := 1 << 30
+	for _, e := range edges {
+		if r, ok := rank[e.From]; ok && e.To == s {
+			best = min(best, r)
+		}
+	}
+	return best
+}
+
+// place assigns coordinates, one row per call depth, each row ordered by
+// where its callers sit to limit crossings; it returns each node's corner.
+func (v *graphView) place(rows [][]string, edges []rootcause.Edge, roles map[string]string, path map[string]bool) map[string][2]int {
+	pos := map[string][2]int{}
+	cols := 0
+	for _, r := range rows {
+		cols = max(cols, len(r))
+	}
+	v.W = gMargin*2 + cols*gNodeW + (cols-1)*gColGap
+	v.H = gMargin*2 + len(rows)*gNodeH + (len(rows)-1)*gRowGap
+	for ri, r := range rows {
+		orderByCallers(r, edges, pos)
+		y := gMargin + ri*(gNodeH+gRowGap)
+		off := (cols - len(r)) * (gNodeW + gColGap) / 2
+		for ci, name := range r {
+			x := gMargin + off + ci*(gNodeW+gColGap)
 			pos[name] = [2]int{x, y}
 			v.Nodes = append(v.Nodes, newGNode(name, roles[name], x, y, path[name]))
 		}
 	}
 	return pos
+}
+
+// orderByCallers sorts a row by the mean x of the already placed callers.
+func orderByCallers(row []string, edges []rootcause.Edge, pos map[string][2]int) {
+	bary := map[string]float64{}
+	for _, n := range row {
+		sum, k := 0, 0
+		for _, e := range edges {
+			if p, ok := pos[e.From]; ok && e.To == n {
+				sum, k = sum+p[0], k+1
+			}
+		}
+		bary[n] = -1
+		if k > 0 {
+			bary[n] = float64(sum) / float64(k)
+		}
+	}
+	sort.SliceStable(row, func(i, j int) bool {
+		if bary[row[i]] != bary[row[j]] {
+			return bary[row[i]] < bary[row[j]]
+		}
+		return row[i] < row[j]
+	})
 }
 
 func newGNode(name, role string, x, y int, onPath bool) gNode {
@@ -220,18 +314,16 @@ func octagon(x, y, w, h int) string {
 		x+c, y, x+w-c, y, x+w, y+c, x+w, y+h-c, x+w-c, y+h, x+c, y+h, x, y+h-c, x, y+c)
 }
 
-// edgePath is a curve from the right side of the caller to the left side
-// of the callee (or back round when the callee is not to the right).
+// edgePath is a curve from the bottom of the caller to the top of the
+// callee, or between their sides when the callee is not below.
 func edgePath(a, b [2]int) string {
-	x1, y1 := a[0]+gNodeW, a[1]+gNodeH/2
-	x2, y2 := b[0], b[1]+gNodeH/2
-	if x2 <= x1 {
-		x2 = b[0] + gNodeW/2
-		y2 = b[1]
-		if b[1] < a[1] {
-			y2 = b[1] + gNodeH
-		}
+	x1, y1 := a[0]+gNodeW/2, a[1]+gNodeH
+	x2, y2 := b[0]+gNodeW/2, b[1]
+	if y2 <= y1 {
+		x1, y1 = a[0]+gNodeW, a[1]+gNodeH/2
+		x2, y2 = b[0]+gNodeW, b[1]+gNodeH/2
+		return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1+40, y1, x2+40, y2, x2+4, y2)
 	}
-	mx := (x1 + x2) / 2
-	return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, mx, y1, mx, y2, x2-4, y2)
+	my := (y1 + y2) / 2
+	return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1, my, x2, my, x2, y2-4)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/faultline/faultline/runbookgen"
@@ -61,7 +62,11 @@ func (s *server) tracePage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), newTraceView(res, s.cfg.PublicURL, s.cfg.MaxTimelineRows))
+	rows := s.cfg.MaxTimelineRows
+	if n, err := strconv.Atoi(c.Query("rows")); err == nil && n > 0 {
+		rows = min(n, max(maxRowsParam, rows))
+	}
+	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), newTraceView(res, s.cfg.PublicURL, rows))
 }
 
 // runbookView is what the runbook page renders.

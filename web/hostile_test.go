@@ -194,19 +194,19 @@ func attrVal(tok html.Token, key string) string {
 func TestSafeHref(t *testing.T) {
 	for raw, want := range map[string]string{
 		"https://grafana.example.com/d/pg?x=1": "https://grafana.example.com/d/pg?x=1",
-		"http://a.example":                    "http://a.example",
-		"/trace/abc":                          "/trace/abc",
-		"#h-diagnosis":                        "#h-diagnosis",
-		"javascript:alert(1)":                 "",
-		"JaVaScRiPt:alert(1)":                 "",
-		" javascript:alert(1)":                "",
-		"java\tscript:alert(1)":               "",
-		"data:text/html,x":                    "",
-		"vbscript:x":                          "",
-		"//evil.example":                      "",
-		"https:evil":                          "",
-		"mailto:a@b":                          "",
-		"a:b/c":                               "",
+		"http://a.example":                     "http://a.example",
+		"/trace/abc":                           "/trace/abc",
+		"#h-diagnosis":                         "#h-diagnosis",
+		"javascript:alert(1)":                  "",
+		"JaVaScRiPt:alert(1)":                  "",
+		" javascript:alert(1)":                 "",
+		"java\tscript:alert(1)":                "",
+		"data:text/html,x":                     "",
+		"vbscript:x":                           "",
+		"//evil.example":                       "",
+		"https:evil":                           "",
+		"mailto:a@b":                           "",
+		"a:b/c":                                "",
 	} {
 		if got := safeHref(raw); got != want {
 			t.Errorf("safeHref(%q) = %q, want %q", raw, got, want)
@@ -232,6 +232,11 @@ func TestMarkdownBlocks(t *testing.T) {
 	sp := b[1].Spans
 	if len(sp) != 6 || sp[1].Kind != "code" || sp[3].Kind != "strong" || sp[5].Kind != "link" || sp[5].Href != "https://x.example" {
 		t.Errorf("inline spans = %+v", sp)
+	}
+	nested := parseInline("**3. Check `svc` itself:** then [a **b**](/x) and [bad](javascript:x)")
+	if len(nested) != 5 || len(nested[0].Children) != 3 || nested[0].Children[1].Kind != "code" ||
+		nested[2].Kind != "link" || nested[2].Children[1].Kind != "strong" || nested[4].Kind != "em" || nested[4].Href != "" {
+		t.Errorf("nested spans = %+v", nested)
 	}
 	if len(b[5].Header) != 2 || len(b[5].Rows) != 1 {
 		t.Errorf("table = %+v", b[5])

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -16,6 +17,7 @@ import (
 type mdBlock struct {
 	Kind   string
 	Level  int        // headings
+	Start  int        // numbered lists: the first number
 	Lang   string     // code
 	Text   string     // code: the literal text
 	Spans  []mdSpan   // headings, paragraphs, quotes
@@ -25,11 +27,13 @@ type mdBlock struct {
 	ID     string // headings: an anchor; code: the element id for its copy button
 }
 
-// mdSpan is one inline run: Kind is "text", "code", "strong", "em" or "link".
+// mdSpan is one inline run: Kind is "text", "code", "strong", "em" or
+// "link". Strong, em and link carry their content as Children.
 type mdSpan struct {
-	Kind string
-	Text string
-	Href string
+	Kind     string
+	Text     string
+	Href     string
+	Children []mdSpan
 }
 
 // parseMarkdown reads src into blocks.
@@ -67,7 +71,7 @@ func (p *mdParser) block() {
 	case strings.HasPrefix(t, ">"):
 		p.quote()
 	case listMarker(t) != "":
-		p.list(listMarker(t))
+		p.list(listMarker(t), t)
 	case strings.HasPrefix(t, "|") && p.i+1 < len(p.lines) && isTableRule(p.lines[p.i+1]):
 		p.table()
 	default:
@@ -130,8 +134,11 @@ func (p *mdParser) quote() {
 }
 
 // list reads consecutive items of one kind; indented lines continue an item.
-func (p *mdParser) list(kind string) {
+func (p *mdParser) list(kind, first string) {
 	b := mdBlock{Kind: kind}
+	if kind == "ol" {
+		b.Start, _ = strconv.Atoi(first[:strings.IndexAny(first, ".)")])
+	}
 	var cur []string
 	flush := func() {
 		if cur != nil {
@@ -142,7 +149,7 @@ func (p *mdParser) list(kind string) {
 		line := p.lines[p.i]
 		t := strings.TrimSpace(line)
 		switch {
-		case t == "":
+		case t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			flush()
 			p.out = append(p.out, b)
 			return

@@ -35,6 +35,7 @@ type layout struct {
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"plural": plural,
+		"num":    fmtInt,
 		"fmtMs":  fmtMs,
 		"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", clamp01(f)*100) },
 		"add":    func(a, b int) int { return a + b },
@@ -89,9 +90,9 @@ func (s *server) renderError(c *gin.Context, he httpError) {
 
 // loginView is what the sign-in page shows.
 type loginView struct {
-	Next           string
-	Token, Basic   bool
-	Message        string
+	Next         string
+	Token, Basic bool
+	Message      string
 }
 
 func (s *server) renderLogin(c *gin.Context, status int, next, msg string) {

@@ -15,6 +15,7 @@ type server struct {
 	log     *slog.Logger
 	pages   *pages
 	assets  *assets
+	reports *reportCache
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil
@@ -38,7 +39,7 @@ func New(cfg Config, backend Backend, logger *slog.Logger) (http.Handler, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a}
+	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a, reports: newReportCache(cfg.CacheTTL, cfg.Now)}
 	return s.routes(), nil
 }
 

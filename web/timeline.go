@@ -1,19 +1,17 @@
 package web
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
-	"time"
+	"strings"
 
 	"github.com/faultline/faultline/rootcause"
 )
 
-// Timeline geometry, in SVG user units.
-const (
-	tlWidth  = 600
-	tlHeight = 44
-	tlPlot   = 34 // the height the bars may use; the rest is the onset label
-)
+// Timeline geometry, in SVG user units: one unit per bucket across, tlPlot
+// units up for the peak; the chart is stretched to its box.
+const tlPlot = 34
 
 // timelineView is the per-service error timeline: one small chart per service.
 type timelineView struct {
@@ -28,17 +26,12 @@ type timelineView struct {
 type tlRow struct {
 	Service, Role, RoleLabel string
 	Errors, Records, Peak    int
-	Bars                     []tlBar
+	Buckets                  int
+	Bars                     string // one SVG path for all bars: compact for many services
 	HasOnset                 bool
 	OnsetX                   string
 	OnsetLabel               string
 	FilterHref               string
-}
-
-// tlBar is one bucket's bar.
-type tlBar struct {
-	X, Y, W, H string
-	Title      string
 }
 
 // newTimelineView lays out the services' error buckets, origin first, then
@@ -89,26 +82,37 @@ func roleRank(r string) int {
 func newTLRow(s rootcause.ServiceSummary, role string, w rootcause.Window) tlRow {
 	r := tlRow{Service: s.Service, Role: role, RoleLabel: roleLabel(role), Errors: s.Errors, Records: s.Records,
 		FilterHref: "/incident?" + url.Values{"service": {s.Service}}.Encode()}
+	r.Buckets = max(len(s.Buckets), 1)
+	r.Bars = barsPath(s.Buckets)
 	for _, n := range s.Buckets {
 		r.Peak = max(r.Peak, n)
 	}
-	if n := len(s.Buckets); n > 0 && r.Peak > 0 {
-		bw := float64(tlWidth) / float64(n)
-		for i, c := range s.Buckets {
-			if c <= 0 {
-				continue
-			}
-			h := max(float64(c)/float64(r.Peak)*tlPlot, 1.5)
-			at := w.From.Add(time.Duration(i*s.BucketSec) * time.Second)
-			r.Bars = append(r.Bars, tlBar{X: fmtFloat(float64(i) * bw), Y: fmtFloat(tlPlot - h), W: fmtFloat(max(bw-1, 0.5)), H: fmtFloat(h),
-				Title: at.UTC().Format("15:04:05") + ": " + plural(c, "error", "errors")})
-		}
-	}
 	span := w.To.Sub(w.From)
 	if !s.Onset.IsZero() && span > 0 {
-		x := float64(s.Onset.Sub(w.From)) / float64(span) * tlWidth
-		r.HasOnset, r.OnsetX = true, fmtFloat(min(max(x, 1), tlWidth-1))
+		x := float64(s.Onset.Sub(w.From)) / float64(span) * float64(r.Buckets)
+		r.HasOnset, r.OnsetX = true, fmtFloat(min(max(x, 0), float64(r.Buckets)))
 		r.OnsetLabel = "onset " + s.Onset.UTC().Format("15:04:05")
 	}
 	return r
+}
+
+// barsPath draws every non-empty bucket as a bar scaled to the peak, in one
+// path: bucket i spans x = i .. i+0.85, bars grow up from y = tlPlot.
+func barsPath(buckets []int) string {
+	peak := 0
+	for _, n := range buckets {
+		peak = max(peak, n)
+	}
+	if peak == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, n := range buckets {
+		if n <= 0 {
+			continue
+		}
+		h := max(float64(n)/float64(peak)*tlPlot, 1.5)
+		fmt.Fprintf(&b, "M%d %dv-%sh.85v%sz", i, tlPlot, fmtFloat(h), fmtFloat(h))
+	}
+	return b.String()
 }

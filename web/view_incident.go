@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
@@ -129,10 +130,17 @@ func candidateViews(cs []rootcause.Candidate, max int) ([]candidateView, int) {
 	if len(cs) > max {
 		hidden, cs = len(cs)-max, cs[:max]
 	}
+	top := 0.0
+	for _, c := range cs {
+		top = math.Max(top, c.Score)
+	}
 	out := make([]candidateView, len(cs))
 	for i, c := range cs {
+		if c.Service == "" {
+			c.Service = "(unknown service)"
+		}
 		out[i] = candidateView{
-			Candidate: c, ScorePct: int(math.Round(clamp01(c.Score) * 100)),
+			Candidate: c, ScorePct: scorePct(c.Score, top),
 			RunbookHref: runbookHref(c), FirstSeen: fmtClock(c.FirstSeen), Open: i == 0,
 		}
 		for j, id := range c.ExampleTraces {
@@ -155,6 +163,14 @@ func runbookHref(c rootcause.Candidate) string {
 		return "/runbooks/" + url.PathEscape(c.ID)
 	}
 	return ""
+}
+
+// scorePct is a candidate's score as a share of the best one, for its bar.
+func scorePct(score, top float64) int {
+	if top <= 0 || math.IsNaN(score) || math.IsInf(top, 0) {
+		return 0
+	}
+	return int(math.Round(clamp01(score/top) * 100))
 }
 
 func clamp01(f float64) float64 {
@@ -209,6 +225,24 @@ func roleLabel(role string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// fmtInt groups thousands: 18342 -> 18,342.
+func fmtInt(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 func plural(n int, one, many string) string {
@@ -217,4 +251,3 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
 )
+
+// maxRowsParam is the most waterfall rows ?rows= may ask for.
+const maxRowsParam = 5000
 
 // traceView is what the trace template renders.
 type traceView struct {
@@ -23,6 +27,8 @@ type traceView struct {
 	Rows       []traceRow
 	Shown      int
 	Total      int
+	MoreHref   string
+	MoreRows   int
 	Skewed     int
 	RunbookRef string
 }
@@ -76,6 +82,10 @@ func newTraceView(res *correlate.Result, publicURL string, maxRows int) traceVie
 		v.RunbookRef = "/runbooks/" + url.PathEscape(res.Runbook.ID)
 	}
 	v.Rows, v.Shown = traceRows(res, maxRows)
+	if v.Total > maxRows && maxRows < maxRowsParam {
+		v.MoreRows = min(v.Total, maxRowsParam, maxRows*4)
+		v.MoreHref = "/trace/" + url.PathEscape(id) + "?rows=" + strconv.Itoa(v.MoreRows)
+	}
 	for _, e := range res.Timeline {
 		if e.AdjustedMs != 0 {
 			v.Skewed++

@@ -227,8 +227,11 @@ func TestTimelineCappedKeepsOrigin(t *testing.T) {
 	b.traces[fixtureTrace] = largeResult(5000)
 	h := newTestHandler(t, Config{MaxTimelineRows: 100}, b)
 	body := get(h, "/trace/"+string(fixtureTrace)).Body.String()
-	if !strings.Contains(body, "Showing 101 of 5000 records") {
-		t.Errorf("cap note missing")
+	if !strings.Contains(body, "Showing 101 of 5,000 records") || !strings.Contains(body, `?rows=400">Show up to 400`) {
+		t.Errorf("cap note or show-more link missing")
+	}
+	if n := strings.Count(get(h, "/trace/"+string(fixtureTrace)+"?rows=400").Body.String(), `class="wf `); n != 401 {
+		t.Errorf("?rows=400 rendered %d rows, want 401", n)
 	}
 	if !strings.Contains(body, `id="origin"`) {
 		t.Errorf("origin row beyond the cap was dropped")
@@ -280,5 +283,33 @@ func TestPagesAreValidUTF8(t *testing.T) {
 		if !utf8.Valid(body) {
 			t.Errorf("%s: invalid UTF-8", p)
 		}
+	}
+}
+
+func TestIncidentReportsAreSharedBriefly(t *testing.T) {
+	b := newFixtureBackend()
+	now := fixtureNow.Add(1200 * time.Millisecond)
+	h := newTestHandler(t, Config{Now: func() time.Time { return now }}, b)
+	get(h, "/api/v1/incident?since=1h")
+	now = now.Add(2 * time.Second) // the page fetch that follows the JSON poll
+	get(h, "/incident?since=1h")
+	if b.calls != 1 {
+		t.Errorf("backend called %d times for the poll and the page, want 1", b.calls)
+	}
+	if want := fixtureNow.Add(-time.Hour); !b.lastQ.From.Equal(want) {
+		t.Errorf("relative window starts %v, want %v (now rounded down to the cache TTL)", b.lastQ.From, want)
+	}
+	get(h, "/incident?since=15m")
+	now = now.Add(10 * time.Second)
+	get(h, "/incident?since=1h")
+	if b.calls != 3 {
+		t.Errorf("backend called %d times, want 3 (another window, then an expired entry)", b.calls)
+	}
+	nc := newFixtureBackend()
+	h = newTestHandler(t, Config{CacheTTL: -1}, nc)
+	get(h, "/api/v1/incident")
+	get(h, "/api/v1/incident")
+	if nc.calls != 2 {
+		t.Errorf("with the cache off the backend was called %d times, want 2", nc.calls)
 	}
 }

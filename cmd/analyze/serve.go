@@ -2,10 +2,121 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/web"
 )
 
+// serveFlags are the flags of `analyze serve`.
+type serveFlags struct {
+	storeFlags
+	listen    string
+	authToken string
+	basicAuth string
+	readOnly  bool
+	timeout   time.Duration
+}
+
+// shutdownGrace is how long in-flight requests get after SIGTERM.
+const shutdownGrace = 10 * time.Second
+
 func runServe(ctx context.Context, e *env, args []string) int {
-	fmt.Fprintln(e.stderr, "analyze serve: not built yet.")
-	return exitFail
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f.bind(fs, e)
+	fs.StringVar(&f.listen, "listen", ":8080", "address to listen on")
+	fs.StringVar(&f.authToken, "auth-token", e.getenv("FAULTLINE_AUTH_TOKEN"), "require this bearer token (or the login form) for pages and API")
+	fs.StringVar(&f.basicAuth, "basic-auth", e.getenv("FAULTLINE_BASIC_AUTH"), "also admit HTTP basic auth as USER:PASSWORD")
+	fs.BoolVar(&f.readOnly, "read-only", false, "open the store read-only (candidate runbooks are then kept in memory only)")
+	fs.DurationVar(&f.timeout, "request-timeout", 20*time.Second, "longest analysis per request")
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = badUsage("serve takes no arguments, got %q", truncate(pos[0], 40))
+	}
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	cfg, err := f.webConfig()
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	eng, closeFn, err := f.engine(ctx, f.readOnly, log)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	defer closeFn()
+	hooks, stopHooks, err := alertHooks(e, f.public, eng, nil, log)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	defer stopHooks() // after the HTTP server has stopped: drains the alert queue
+	cfg.Hooks = hooks
+	if hooks == nil {
+		cfg.Hooks = http.HandlerFunc(hooksNotConfigured)
+	}
+	h, err := web.New(cfg, newWebBackend(eng), log)
+	if err != nil {
+		return fail(e, "serve", badUsage("%v", err))
+	}
+	return serveUntilDone(ctx, e, f.listen, h, cfg)
+}
+
+// hooksNotConfigured answers the alert webhooks when no Slack destination
+// is set: 503 with what to set, so a notifier's log says why.
+func hooksNotConfigured(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte(`{"error":"alert enrichment is not configured: set FAULTLINE_SLACK_WEBHOOK_URL, or FAULTLINE_SLACK_TOKEN and FAULTLINE_SLACK_CHANNEL"}` + "\n"))
+}
+
+// webConfig builds the web configuration from the flags.
+func (f *serveFlags) webConfig() (web.Config, error) {
+	cfg := web.Config{AuthToken: f.authToken, PublicURL: f.public, RequestTimeout: f.timeout}
+	if f.basicAuth != "" {
+		u, p, ok := strings.Cut(f.basicAuth, ":")
+		if !ok || u == "" || p == "" {
+			return cfg, badUsage("--basic-auth must be USER:PASSWORD")
+		}
+		cfg.BasicUser, cfg.BasicPassword = u, p
+	}
+	if f.timeout <= 0 {
+		return cfg, badUsage("--request-timeout must be positive")
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, badUsage("%v", err)
+	}
+	return cfg, nil
+}
+
+// serveUntilDone listens on addr and serves h until ctx ends (SIGINT or
+// SIGTERM), then shuts down gracefully.
+func serveUntilDone(ctx context.Context, e *env, addr string, h http.Handler, cfg web.Config) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w); is another server using the port", addr, errors.Unwrap(err)))
+	}
+	srv := web.NewHTTPServer(addr, h, cfg)
+	fmt.Fprintf(e.stderr, "analyze serve: listening on http://%s\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fail(e, "serve", fmt.Errorf("server stopped: %w", err))
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fail(e, "serve", fmt.Errorf("shutdown did not finish: %w", err))
+	}
+	fmt.Fprintln(e.stderr, "analyze serve: stopped")
+	return exitOK
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/faultline/faultline/ingest"
@@ -70,6 +69,3 @@ func fail(w io.Writer, code int, format string, args ...any) int {
 	fmt.Fprintf(w, "ingest: "+format+"\n", args...)
 	return code
 }
-
-// isNotExist reports whether err is a missing file.
-func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }

@@ -40,7 +40,8 @@ INSERT INTO {{.DB}}.{{local "faultline_errors"}} {{template "spanErrors" .}};
     ServiceName, toInt32(SeverityNumber) AS SeverityNumber, SeverityText, Body,
     {{col "otel_logs" "ScopeName" "''"}} AS Name, 0 AS Duration, '' AS StatusCode,
     ResourceAttributes, LogAttributes AS Attributes,
-    [] AS EventNames, [] AS EventAttributes
+    CAST([], 'Array(LowCardinality(String))') AS EventNames,
+    CAST([], 'Array(Map(LowCardinality(String), String))') AS EventAttributes
 FROM {{.DB}}.{{local "otel_logs"}}
 WHERE SeverityNumber >= 13{{end}}
 {{define "spanErrors"}}SELECT

@@ -4,13 +4,15 @@
 //
 // # Layout
 //
-// Records live in one table. The columns queries filter on are real
-// columns (time in Unix nanoseconds, the trace id as a 16-byte BLOB, the
-// service, the severity, an "alert" flag for WARN-or-error records, the
-// body); everything else of a record is one compact binary column (see
-// codec.go). Indexes serve "all records of one trace" and "records, or alert
-// records, in a time window, optionally of one service". Documents (runbooks,
-// Slack message state) live in a second table keyed by (kind, id).
+// Records live in one table: each whole record is one compact binary
+// column (codec.go), so that reading a row costs one column; the values
+// queries filter on are repeated as columns for the indexes: time in Unix
+// nanoseconds, the trace id as a 16-byte BLOB, the service and an "alert"
+// flag for errors and WARN-or-above. Indexes serve "all records of one
+// trace" and "records, or alert records, in a time window, optionally of one
+// service". Reads go through the driver directly (read.go). Documents
+// (runbooks, Slack message state) live in a second table keyed by (kind, id).
+// A counter table keeps the record count, so Stats is cheap.
 //
 // # Concurrency and durability
 //

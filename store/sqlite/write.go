@@ -10,7 +10,7 @@ import (
 	"github.com/faultline/faultline/schema"
 )
 
-const insertSQL = `INSERT INTO records (ts, trace, service, severity, alert, body, rest) VALUES (?, ?, ?, ?, ?, ?, ?)`
+const insertSQL = `INSERT INTO records (ts, trace, service, alert, rec) VALUES (?, ?, ?, ?, ?)`
 
 // deleteChunk bounds one retention transaction so the writer holds the
 // lock briefly and readers' WAL stays small.
@@ -45,19 +45,18 @@ func (db *DB) writeBatch(ctx context.Context, recs []schema.Record) error {
 
 // row is one record as the records table's columns.
 type row struct {
-	ts              int64
-	trace           any
-	service         string
-	severity, alert int64
-	body            string
-	rest            []byte
+	ts      int64
+	trace   any
+	service string
+	alert   int64
+	rec     []byte
 }
 
 // encodeBatch converts all records before the transaction starts, so a
 // bad record refuses the batch without touching the file.
 func encodeBatch(recs []schema.Record) ([]row, error) {
 	rows := make([]row, len(recs))
-	buf := make([]byte, 0, 256*len(recs))
+	buf := make([]byte, 0, 512*len(recs))
 	for i := range recs {
 		r := &recs[i]
 		ts, err := timeToNanos(r.Time)
@@ -65,26 +64,16 @@ func encodeBatch(recs []schema.Record) ([]row, error) {
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
 		start := len(buf)
-		buf = encodeRest(buf, r)
+		buf = encodeRecord(buf, r, ts)
 		rows[i] = row{ts: ts, trace: traceKey(r.TraceID), service: r.Service,
-			severity: int64(r.Severity), alert: alertFlag(r), body: r.Body,
-			rest: buf[start:len(buf):len(buf)]}
+			alert: alertFlag(r), rec: buf[start:len(buf):len(buf)]}
 	}
 	return rows, nil
 }
 
-// alertFlag is what WindowQuery.ErrorsOnly selects: an error, or a
-// severity of WARN or above.
-func alertFlag(r *schema.Record) int64 {
-	if r.IsError() || r.Severity >= schema.SeverityWarn {
-		return 1
-	}
-	return 0
-}
-
 func insertRows(ctx context.Context, stmt *sql.Stmt, rows []row) error {
 	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r.ts, r.trace, r.service, r.severity, r.alert, r.body, r.rest); err != nil {
+		if _, err := stmt.ExecContext(ctx, r.ts, r.trace, r.service, r.alert, r.rec); err != nil {
 			return err
 		}
 	}

@@ -34,12 +34,18 @@
       text = el ? el.textContent : '';
     }
     if (text === null) return;
+    if (b.hasAttribute('data-absolute')) text = new URL(text, location.href).href;
     copyText(text).then(function () {
       b.textContent = 'Copied';
       b.classList.add('done');
       b.setAttribute('data-copied', text);
       setTimeout(function () { b.textContent = 'Copy'; b.classList.remove('done'); }, 1500);
     }, function () { b.textContent = 'Select & copy'; });
+  });
+
+  // Relative links shown for copying get this site's origin.
+  document.querySelectorAll('code[data-absolute]').forEach(function (c) {
+    c.textContent = new URL(c.textContent, location.href).href;
   });
 
   // --- keyboard: "/" focuses the trace search ------------------------------
@@ -82,6 +88,7 @@
   // Numbers that change often are updated in place straight from the JSON.
   function setField(scope, name, value) {
     var el = scope.querySelector('[data-field="' + name + '"]');
+    if (typeof value === 'number') value = value.toLocaleString('en-US');
     if (el && el.textContent !== String(value)) el.textContent = String(value);
   }
 
@@ -91,7 +98,7 @@
     setField(document, 'candidates', (rep.candidates || []).length);
     (rep.candidates || []).forEach(function (c) {
       var li = document.getElementById('cand-' + c.id);
-      if (li) setField(li, 'score', Math.round(Math.max(0, Math.min(1, c.score)) * 100) + '%');
+      if (li) setField(li, 'score', Number(c.score).toFixed(2));
     });
   }
 

@@ -62,6 +62,7 @@ type Front struct {
 	addr    string // host:port, kept across restarts
 	version string // --report-version
 	cmd     *exec.Cmd
+	stdin   io.WriteCloser
 	done    chan error
 	seq     atomic.Int64
 }
@@ -179,7 +180,8 @@ func (f *Front) Restart() error {
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	args := []string{"--lib", f.lib, "--data", filepath.Join(f.dir, "data"), "--listen", listen}
+	args := []string{"--lib", f.lib, "--data", filepath.Join(f.dir, "data"), "--listen", listen,
+		"--exit-on-stdin-eof", "--log-level", "debug"}
 	if f.version != "" {
 		args = append(args, "--report-version", f.version)
 	}
@@ -190,6 +192,13 @@ func (f *Front) Restart() error {
 	}
 	defer logf.Close()
 	cmd.Stderr = logf
+	// The front exits when this pipe closes, that is when the test binary
+	// ends, even when it is killed (a timeout panic).
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -204,7 +213,7 @@ func (f *Front) Restart() error {
 		log, _ := os.ReadFile(filepath.Join(f.dir, "front.log"))
 		return fmt.Errorf("%w: %v; log: %s", ErrNoFront, err, tail(log, 2000))
 	}
-	f.addr, f.cmd, f.done = addr, cmd, make(chan error, 1)
+	f.addr, f.cmd, f.done, f.stdin = addr, cmd, make(chan error, 1), stdin
 	go func() { io.Copy(io.Discard, stdout); f.done <- cmd.Wait() }()
 	return nil
 }
@@ -238,6 +247,7 @@ func (f *Front) Stop() error {
 	if f.cmd == nil {
 		return nil
 	}
+	f.stdin.Close()
 	f.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-f.done:
@@ -247,6 +257,12 @@ func (f *Front) Stop() error {
 	}
 	f.cmd = nil
 	return nil
+}
+
+// Log is the front's log so far (its stderr), for debugging a failure.
+func (f *Front) Log() string {
+	b, _ := os.ReadFile(filepath.Join(f.dir, "front.log"))
+	return string(b)
 }
 
 // Close stops the front and removes its files.
@@ -275,7 +291,9 @@ func (f *Front) NewDatabase(tb testing.TB) string {
 	}
 	tb.Cleanup(func() {
 		if f.cmd != nil {
-			f.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" SYNC")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			f.Exec(ctx, "DROP DATABASE IF EXISTS "+name)
 		}
 	})
 	return "clickhouse://" + f.addr + "/" + name + "?protocol=http"

@@ -42,6 +42,7 @@ func main() {
 
 type flags struct {
 	lib, data, listen, version, logLevel string
+	stdinEOF                             bool
 }
 
 func parse(args []string, stderr io.Writer, getenv func(string) string) (flags, error) {
@@ -53,6 +54,7 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (flags, 
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
 	fs.StringVar(&f.version, "report-version", "", "version string the handshake reports (to impersonate an older server)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error")
+	fs.BoolVar(&f.stdinEOF, "exit-on-stdin-eof", false, "exit when stdin closes (so the front dies with the process that started it)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -87,6 +89,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		fmt.Fprintf(stderr, "chfront: %v\n", err)
 		return exitFail
+	}
+	if f.stdinEOF {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
 	}
 	return serve(ctx, srv, f.listen, stdout, stderr)
 }

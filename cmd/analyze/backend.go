@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/faultline/faultline/analysis"
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/web"
+)
+
+// recentReports is how many incident reports webBackend keeps to rebuild
+// candidate runbooks a read-only store could not save.
+const recentReports = 8
+
+// webBackend adapts the analysis engine to web.Backend: it turns an empty
+// window into an empty report (the page explains it), maps the engines'
+// input errors to web.ErrBadInput, and, when the store is read-only, serves
+// the runbooks of recently shown candidates from memory.
+type webBackend struct {
+	eng *analysis.Engine
+
+	mu     sync.Mutex
+	recent []*rootcause.Report // newest last, at most recentReports
+}
+
+var _ web.Backend = (*webBackend)(nil)
+
+func newWebBackend(eng *analysis.Engine) *webBackend { return &webBackend{eng: eng} }
+
+// Incident ranks the window's candidates.
+func (b *webBackend) Incident(ctx context.Context, q web.IncidentQuery) (*rootcause.Report, error) {
+	rq := rootcause.Query{From: q.From, To: q.To, Service: q.Service, Top: q.Top}
+	rep, err := b.eng.Incident(ctx, rq)
+	switch {
+	case errors.Is(err, rootcause.ErrNoData):
+		return &rootcause.Report{Window: rootcause.Window{From: q.From, To: q.To}, Candidates: []rootcause.Candidate{}}, nil
+	case errors.Is(err, rootcause.ErrBadWindow):
+		return nil, fmt.Errorf("%w: %v", web.ErrBadInput, err)
+	case err != nil:
+		return nil, err
+	}
+	b.remember(rep)
+	return rep, nil
+}
+
+// Trace explains one trace; unknown ids wrap schema.ErrNotFound.
+func (b *webBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
+	return b.eng.Trace(ctx, id)
+}
+
+// Runbook loads a saved runbook or a kind's generic one, falling back on
+// the candidates of recent reports.
+func (b *webBackend) Runbook(ctx context.Context, id string) (*runbookgen.Runbook, error) {
+	rb, err := b.eng.Runbook(ctx, id)
+	switch {
+	case errors.Is(err, runbookgen.ErrBadID):
+		return nil, fmt.Errorf("%w: %q is not a runbook id", web.ErrBadInput, truncate(id, 40))
+	case errors.Is(err, schema.ErrNotFound):
+		if rb := b.fromRecent(id); rb != nil {
+			return rb, nil
+		}
+	}
+	return rb, err
+}
+
+func (b *webBackend) remember(rep *rootcause.Report) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.recent = append(b.recent, rep)
+	if len(b.recent) > recentReports {
+		b.recent = b.recent[len(b.recent)-recentReports:]
+	}
+}
+
+// fromRecent rebuilds the runbook of a recently shown candidate.
+func (b *webBackend) fromRecent(id string) *runbookgen.Runbook {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.recent) - 1; i >= 0; i-- {
+		rep := b.recent[i]
+		for j := range rep.Candidates {
+			c := &rep.Candidates[j]
+			if c.ID == id || c.Runbook != nil && c.Runbook.ID == id {
+				return b.eng.Runbooks.ForCandidate(rep, c)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/sim"
+)
+
+// errReported is a usage error the flag package has already printed.
+var errReported = errors.New("bad usage")
+
+// options are the command's flags.
+type options struct {
+	out      string
+	cases    int
+	seed     int64
+	fault    string
+	tps      float64
+	window   time.Duration
+	baseline time.Duration
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("faultsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.out, "out", "", "directory to write the case folders into (required)")
+	fs.IntVar(&o.cases, "cases", 8, "number of cases")
+	fs.Int64Var(&o.seed, "seed", 1, "seed of the first case; case i uses seed+i")
+	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault kind of every case, one of %v (default: each in turn)", sim.FaultKinds()))
+	fs.Float64Var(&o.tps, "tps", 0, "requests per second at the entry points (default 4)")
+	fs.DurationVar(&o.window, "window", 0, "incident window (default 10m)")
+	fs.DurationVar(&o.baseline, "baseline", 0, "fault-free traffic before the window (default 15m)")
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			err = errReported
+		}
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q; all options are flags", fs.Arg(0))
+	case o.out == "":
+		return o, errors.New("-out DIR is required: the directory to write the case folders into")
+	case o.cases < 1:
+		return o, errors.New("-cases must be at least 1")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if errors.Is(err, errReported) {
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "faultsim: %v\n", err)
+		return exitUsage
+	}
+	kinds := sim.FaultKinds()
+	for i := 0; i < o.cases; i++ {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "faultsim: interrupted.")
+			return exitFail
+		}
+		cfg := sim.Config{Seed: o.seed + int64(i), Fault: schema.Kind(o.fault), TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline}
+		if o.fault == "" {
+			cfg.Fault = kinds[i%len(kinds)]
+		}
+		if code := writeCase(cfg, o.out, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
+	return exitOK
+}
+
+func writeCase(cfg sim.Config, out string, stdout, stderr io.Writer) int {
+	inc, err := sim.Generate(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "faultsim: %v\n", err)
+		return exitUsage
+	}
+	dir := filepath.Join(out, inc.Truth.Scenario)
+	if err := inc.WriteCase(dir); err != nil {
+		fmt.Fprintf(stderr, "faultsim: %v; check that %s is writable.\n", err, out)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "%s\t%d records\t%d failed traces\troot cause %s (%s)\n", dir, len(inc.Records),
+		len(inc.Truth.FailedTraces), inc.Truth.RootCause.Service, inc.Truth.RootCause.Kind)
+	return exitOK
+}

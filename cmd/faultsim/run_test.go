@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunWritesCases(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", out, "-cases", "2", "-seed", "5", "-tps", "1", "-window", "3m", "-baseline", "2m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	dirs, _ := os.ReadDir(out)
+	if len(dirs) != 2 {
+		t.Fatalf("%d case folders, want 2", len(dirs))
+	}
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(out, d.Name(), "truth.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var truth struct {
+			RootCause struct{ Service, Kind string } `json:"root_cause"`
+		}
+		if err := json.Unmarshal(b, &truth); err != nil || truth.RootCause.Service == "" {
+			t.Errorf("%s: truth.json %v, root cause %+v", d.Name(), err, truth.RootCause)
+		}
+	}
+	if lines := strings.Count(stdout.String(), "\n"); lines != 2 {
+		t.Errorf("stdout has %d lines, want one per case: %q", lines, stdout.String())
+	}
+}
+
+func TestRunOneFault(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", out, "-cases", "2", "-fault", "oom", "-tps", "1", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "sim-oom-1") || !strings.Contains(stdout.String(), "sim-oom-2") {
+		t.Errorf("stdout %q does not name the two oom cases", stdout.String())
+	}
+}
+
+func TestRunBadUsage(t *testing.T) {
+	cases := [][]string{
+		{},
+		{"-out"},
+		{"-out", t.TempDir(), "-cases", "0"},
+		{"-out", t.TempDir(), "-fault", "volcano"},
+		{"-out", t.TempDir(), "extra"},
+		{"-nope"},
+	}
+	for _, args := range cases {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("run(%q) = %d, want %d", args, code, exitUsage)
+		}
+		if stderr.Len() == 0 {
+			t.Errorf("run(%q) said nothing on stderr", args)
+		}
+	}
+}
+
+func TestRunCannotWrite(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", file, "-cases", "1", "-tps", "1", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitFail {
+		t.Errorf("exit %d, want %d; stderr %q", code, exitFail, stderr.String())
+	}
+}

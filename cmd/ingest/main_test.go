@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/sqlite"
+)
+
+// TestMain lets the test binary act as the ingest command when re-executed.
+func TestMain(m *testing.M) {
+	if os.Getenv("FAULTLINE_INGEST_AS_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// runBinary re-executes the test binary as `ingest args...`.
+func runBinary(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "FAULTLINE_INGEST_AS_MAIN=1", "FAULTLINE_STORE=", "FAULTLINE_PATTERNS=")
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+const logLine = `{"time":"2024-03-05T10:20:30Z","level":"error","msg":"db timeout","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","service":"api"}`
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(good, []byte(logLine+"\nnot json\n"), 0o644)
+	badPatterns := filepath.Join(dir, "p.json")
+	os.WriteFile(badPatterns, []byte(`{"patterns":[{"name":"x","regex":"(("}]}`), 0o644)
+	db := filepath.Join(dir, "s.db")
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  int
+		out   string
+	}{
+		{"no args", nil, "", exitUsage, ""},
+		{"help", []string{"help"}, "", exitOK, ""},
+		{"unknown command", []string{"frobnicate"}, "", exitUsage, ""},
+		{"unknown flag", []string{"load", "--nope", good}, "", exitUsage, ""},
+		{"load without files", []string{"load", "--store", db}, "", exitUsage, ""},
+		{"missing file", []string{"load", "--store", db, filepath.Join(dir, "missing.log")}, "", exitUsage, ""},
+		{"bad patterns", []string{"load", "--store", db, "--patterns", badPatterns, good}, "", exitUsage, ""},
+		{"store unreachable", []string{"load", "--store", filepath.Join(dir, "no", "such", "dir", "s.db"), good}, "", exitFail, ""},
+		{"load file", []string{"load", "--store", db, good}, "", exitOK, "jsonl, 1 records accepted, 1 rejected (bad_json: 1)"},
+		{"load stdin", []string{"load", "--store", db, "-"}, logLine + "\n", exitOK, "-: jsonl, 1 records accepted"},
+		{"bad retention", []string{"serve", "--store", db, "--retention", "soon"}, "", exitUsage, ""},
+		{"serve args", []string{"serve", "extra"}, "", exitUsage, ""},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := runBinary(t, c.stdin, c.args...)
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, code, c.want, stderr)
+		}
+		if c.out != "" && !strings.Contains(stdout, c.out) {
+			t.Errorf("%s: stdout %q lacks %q", c.name, stdout, c.out)
+		}
+		if code != exitOK && (strings.Contains(stderr, "goroutine") || strings.Count(strings.TrimSpace(stderr), "\n") > 3 && c.name != "no args" && c.name != "unknown flag") {
+			t.Errorf("%s: stderr is not one sentence: %q", c.name, stderr)
+		}
+	}
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	for r, err := range st.TraceRecords(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736", 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Service != "api" || r.Severity != schema.SeverityError {
+			t.Errorf("stored %+v", r)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d records stored, want 2 (file and stdin)", n)
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestServeDrains runs serve in-process, posts a batch, cancels (as SIGTERM
+// does) and checks the exit code and that the batch is in the store.
+func TestServeDrains(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "serve.db")
+	addr, otlpAddr := freePort(t), freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"serve", "--store", db, "--listen", addr, "--otlp-listen", otlpAddr, "--retention", "3650d"},
+			strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	}()
+	url := "http://" + addr
+	var resp *http.Response
+	var err error
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get(url + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil || resp.StatusCode != 200 {
+		cancel()
+		t.Fatalf("server not healthy: %v (%s)", err, stderr.String())
+	}
+	resp, err = http.Post(url+"/ingest/jsonl", "application/json", strings.NewReader(logLine+"\n"))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("post: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	for _, err := range st.TraceRecords(context.Background(), "4bf92f3577b34da6a3ce929d0e0e4736", 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d records after shutdown, want 1", n)
+	}
+}
+
+func TestParseRetention(t *testing.T) {
+	for in, want := range map[string]time.Duration{"7d": 7 * 24 * time.Hour, "36h": 36 * time.Hour, "1d12h": 36 * time.Hour, "": 0} {
+		if got, err := parseRetention(in); err != nil || got != want {
+			t.Errorf("parseRetention(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"soon", "0d", "-1h", "d"} {
+		if _, err := parseRetention(bad); err == nil {
+			t.Errorf("parseRetention(%q) accepted", bad)
+		}
+	}
+}

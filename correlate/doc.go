@@ -1,0 +1,115 @@
+// Package correlate explains one trace: which error came first (the
+// origin), which errors followed from it (the cascade, each with the
+// service it failed because of), and where the origin points (the
+// suspect). It is what `analyze trace` prints, what /api/v1/trace serves,
+// and what incident analysis (package rootcause) runs over every trace of a
+// window.
+//
+// The entry points are [AnalyzeRecords], pure and fast, for records already
+// in memory, and [Analyze], which reads one trace from a [Store]. The
+// terminal rendering is [WriteText]; the failure class of a single record
+// is [Classify].
+//
+// # Steps
+//
+// The analysis is an ordered list of small [Step]s over a shared [Trace]
+// ([DefaultSteps]): dedupe, span tree, clock-skew correction, classify,
+// causal order, origin and cascade, suspect. A step never fails: what it
+// cannot repair becomes a warning on the Result (a duplicated record, a
+// span whose parent is missing, a parent cycle, a skew too large to
+// correct), and the next step works with what there is.
+//
+// # Dedupe
+//
+// A record shipped twice (two agents tailing one file, a retried batch)
+// is kept once: same type, time, span, service, severity and text.
+// Records of a different trace id than the first are dropped.
+//
+// # Span tree
+//
+// Every span becomes a node linked to its parent. Logs attach to spans by
+// span id; a span id that only logs carry becomes a virtual node; a log
+// without a span id goes to the deepest span of its own service that was
+// open when it was written. Spans that share an id are merged; a missing
+// parent makes a root; a parent cycle is cut.
+//
+// # Clock skew
+//
+// Hosts disagree about the time by hundreds of milliseconds or more, and
+// the span tree is stronger evidence than raw timestamps. Walking parents
+// before children, a child span on another host (host.name or k8s.pod.name,
+// else the service) that starts before its parent, or ends after it, by
+// more than Options.SkewTolerance is shifted, with its whole subtree and
+// the logs attached to it: centred in the parent when it is shorter,
+// aligned to the parent's start otherwise. A child that starts inside a
+// parent which failed (a caller that timed out and moved on) may outlive
+// it and is left alone, as are consumer spans of messages. A correction
+// larger than Options.MaxSkew is not applied. Every correction is a
+// warning and shows in the timeline as adjusted_ms.
+//
+// # Classify
+//
+// Each error record (ERROR and above, or a span with error status) gets a
+// class from the failure kinds of the contract; WARN lines and spans with
+// a failing status code get a kind only when they signal a failure (a GC
+// pause, a pool wait, a retry, a timeout), because a callee under memory
+// pressure may log no error at all. [Classify] looks at the lowercased head
+// and tail of the message (the tail of a Java stack trace names the root
+// "Caused by"), exception.type, HTTP and gRPC status codes. Specific
+// phrases of real software (HikariCP, Resilience4j, Hystrix, gobreaker,
+// pgx, database/sql, SQLAlchemy, Envoy, Spring Cloud, JVM GC logs, Go,
+// Python and Node runtime errors) win over status codes, and status codes
+// over generic words. A trigram bitmap of the text rejects most patterns
+// without scanning, so classification costs about a microsecond.
+//
+// Each failure also names the callee it points at, when it does: from
+// peer.service, server.address, net.peer.name, url.full or http.url, or
+// from its text (a URL's host, "calling X", "call to X", "No instances
+// available for X", a breaker's or bulkhead's quoted name). The name is
+// matched to the trace's services by exact name, by letters and digits
+// ("paymentService" is payment-service), by the first DNS label, or as a
+// pod-name prefix; an unmatched name is kept as an external dependency.
+//
+// # Causal order
+//
+// Records are ordered by corrected time; at equal times a span precedes
+// its logs and a parent its children. Traces without spans are ordered by
+// time alone. A span fails at its end, so errors are ordered by when they
+// happened: a span error at its end, a log at its time.
+//
+// # Origin and cascade
+//
+// The origin is the first error in causal order. An error span whose
+// service logged an error for the same request is left out (the log says
+// it better). Every later error is cascade; the same service repeating the
+// same error signature (a retry) is folded into its first occurrence and
+// counted in repeats. Each cascade entry says whom it failed because of:
+// the failing callee it points at, else the nearest earlier error of
+// another service that is not one of its callers, else its own service.
+//
+// # Suspect
+//
+// Symptoms point elsewhere and the analysis follows the pointer: a timeout,
+// an open breaker, a full bulkhead, exhausted retries, a refused
+// connection (and a 5xx) point at the callee. The callee is the failing
+// call's child span on another service (preferring the one the record
+// names, then one that failed, then one that signalled, then the slowest),
+// else the name from attributes or text. While the callee logged an error,
+// the walk moves to the callee's first error; it ends at the deepest
+// failing service with no failing dependency of its own. A callee that
+// logged only failure signals becomes the suspect with the signal's kind
+// (GC pauses make resource-gc). A silent callee of a symptom becomes the
+// suspect with the symptom's kind: an open breaker with no downstream error
+// in the trace points at the dependency it protects. A symptom that names
+// no callee falls back on another service that signalled a failure before
+// it. The suspect's reason spells out each hop.
+//
+// # For incident analysis
+//
+// Besides the JSON document, a [Result] carries, outside the JSON, every
+// failure with its class, signature, target and role ([Failure]), the
+// caller -> callee edges of the span tree ([CallEdge]), and every span's
+// service, operation, parent service, corrected start and duration
+// ([SpanSummary]), so that ranking across traces need not redo the
+// per-trace work. Options.SkipTimeline skips the per-record timeline.
+package correlate

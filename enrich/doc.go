@@ -1,0 +1,41 @@
+// Package enrich turns an alert into a Slack message that says where the
+// failure likely began.
+//
+// # Flow
+//
+// An alert group arrives from Alertmanager (webhook payload version 4) or
+// Grafana's unified alerting (ParseAlertmanager, ParseGrafana). Its labels
+// name the service, its startsAt (minus a look-back) and now or endsAt make
+// the incident window. The analysis of that window (an Analyzer, in
+// production analysis.Engine) ranks root-cause candidates; BuildMessage
+// renders the alert and the top candidates, their evidence and runbooks as
+// Block Kit. When the analysis cannot run the message says so and still
+// carries the alert: enrichment never swallows an alert.
+//
+// # Delivery
+//
+// Service is the asynchronous path behind POST /hooks/alertmanager and
+// POST /hooks/grafana: the hook answers 202 at once and queues the group on
+// one of a few ordered shards (a group always lands on the same shard, so
+// firing and resolved stay in order). A worker analyses, builds and posts
+// with a per-call timeout, retries transient failures with exponential
+// backoff and full jitter (honouring Slack's 429 Retry-After), and goes
+// through a circuit breaker so a Slack outage is waited out instead of
+// hammered. A message that cannot be delivered within the delivery budget
+// is kept as a dead-letter document and counted in the metrics.
+//
+// # State
+//
+// Per alert group one small document remembers the Slack channel and ts of
+// its message, the status and a hash of the group's alerts. A copy of the
+// same group with the same status and alerts within the dedupe window is
+// Alertmanager retrying and is dropped; a later firing updates the message
+// (chat.update) and resolution updates it to resolved with the duration.
+// Incoming webhooks cannot edit, so there a resolution is a new message.
+//
+// # Secrets
+//
+// The Slack token, the webhook URL and the hook token are never logged;
+// errors from the transport pass through a redactor before they are logged
+// or stored.
+package enrich
