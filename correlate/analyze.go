@@ -51,6 +51,10 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 		recs = recs[:limit]
 	}
 	res := AnalyzeRecords(recs, opts)
+	if ws, ok := st.(WindowStore); ok && res.lead != nil {
+		followBreaker(ctx, ws, res, opts)
+	}
+	res.lead = nil
 	if capped {
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf("the trace has more than %d records; only %d were analysed", limit, limit))

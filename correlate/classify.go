@@ -132,7 +132,9 @@ func poolKind(l *lowered) schema.Kind {
 		"acquire connection timeout", "timed out waiting for a connection",
 		"waiting for a connection", "waiting for connection from pool",
 		"pgxpool", "max_connections", "connection pool is full",
-		"no available connection", "resourcepool", "checkout timeout") {
+		"no available connection", "resourcepool", "checkout timeout",
+		"timeout acquiring a connection", "pool is probably full", "acquiring a connection",
+		"connection pool timeout", "pool timeout", "pool is full") {
 		return schema.KindDBPoolExhaustion
 	}
 	return ""

@@ -73,7 +73,7 @@ func (t *Trace) event(i int32, sig schema.Signature) Event {
 		ts = r.End()
 	}
 	return Event{
-		Service:   r.Service,
+		Service:   t.svcs[t.ents[i].svc].name,
 		SpanID:    r.SpanID,
 		Timestamp: ts,
 		Message:   clip(messageOf(r), maxMessage),

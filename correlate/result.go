@@ -34,6 +34,10 @@ type Result struct {
 	Edges []CallEdge `json:"-"`
 	// Spans summarises every span record, in causal order.
 	Spans []SpanSummary `json:"-"`
+
+	// lead is set when the suspect is the silent dependency of an open
+	// breaker, for Analyze to follow across traces.
+	lead *breakerLead
 }
 
 // Failure is one error or failure signal of a trace as incident analysis

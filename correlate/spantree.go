@@ -14,7 +14,7 @@ func buildSpanTree(t *Trace) {
 	hasSpanIDs, spans := false, 0
 	for i := range t.ents {
 		r := t.rec(int32(i))
-		t.ents[i].svc = t.service(r.Service)
+		t.ents[i].svc = t.service(serviceOf(r))
 		if r.SpanID != "" {
 			hasSpanIDs = true
 		}

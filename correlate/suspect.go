@@ -66,6 +66,9 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	case e.class.PointsElsewhere() || e.class == schema.KindTransient:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
 			name, e.class, tgt, via, silence(ti)))
+		if e.class == schema.KindCircuitOpen {
+			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur)}
+		}
 		return &Suspect{Service: tgt, Kind: e.class}, -1
 	}
 	return ownSuspect(t, cur, why), -1

@@ -219,6 +219,15 @@ func calleeNode(t *Trace, e int32) int32 {
 		}
 	}
 	walk(n)
+	if best >= 0 {
+		// A callee that answered without a failure is no evidence against
+		// a name the failure itself gives (a breaker's dependency, the peer
+		// of a failed call): the name wins.
+		bn := &t.nodes[best]
+		if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name && !bn.subFailed && !bn.signal {
+			return -1
+		}
+	}
 	return best
 }
 

@@ -18,7 +18,7 @@ func timeline(t *Trace) []TimelineEntry {
 			Timestamp:  r.Time,
 			AdjustedMs: float64(e.adj.Microseconds()) / 1000,
 			Depth:      t.depth(i),
-			Service:    r.Service,
+			Service:    t.svcs[e.svc].name,
 			SpanID:     r.SpanID,
 			ParentID:   r.ParentSpanID,
 			Severity:   severityOf(r),

@@ -9,9 +9,13 @@ import (
 	"time"
 )
 
+func readFixtureFile(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", name))
+}
+
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := readFixtureFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +96,9 @@ func TestServiceLabelsConfigurable(t *testing.T) {
 func TestParseRejects(t *testing.T) {
 	am := string(readFixture(t, "alertmanager_firing.json"))
 	cases := map[string]string{
-		"garbage":     "not json",
-		"version 3":   strings.Replace(am, `"version": "4"`, `"version": "3"`, 1),
-		"bad status":  strings.Replace(am, `"status": "firing",
+		"garbage":   "not json",
+		"version 3": strings.Replace(am, `"version": "4"`, `"version": "3"`, 1),
+		"bad status": strings.Replace(am, `"status": "firing",
   "alerts"`, `"status": "pending",
   "alerts"`, 1),
 		"no alerts":   `{"version":"4","status":"firing","alerts":[]}`,

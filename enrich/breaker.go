@@ -84,6 +84,14 @@ func (b *breaker) failure() {
 	}
 }
 
+// release gives back a probe whose call was abandoned (shutdown) without
+// judging Slack either way.
+func (b *breaker) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probing = false
+}
+
 // isOpen reports whether the breaker currently refuses calls.
 func (b *breaker) isOpen() bool {
 	b.mu.Lock()

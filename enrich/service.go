@@ -289,7 +289,7 @@ func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted) (Poste
 		kind, after := classify(err)
 		rerr := s.red.err(err)
 		if ctx.Err() != nil {
-			s.br.failure()
+			s.br.release()
 			return Posted{}, tries, rerr
 		}
 		wait = s.backoff(attempts)

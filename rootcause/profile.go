@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/patterns"
 	"github.com/faultline/faultline/schema"
 )
@@ -34,11 +35,15 @@ func (p *period) bySignature(svc string, sig schema.Signature) *templateStat {
 
 // serviceProfile is one service's behaviour over a period.
 type serviceProfile struct {
-	name      string
-	records   int
-	errors    int
-	warns     int
+	name    string
+	records int
+	errors  int
+	warns   int
+	// ownErrors counts the errors that are its own failures, not symptoms
+	// pointing at a dependency (timeouts, open breakers, refused connections).
+	ownErrors int
 	firstErr  time.Time
+	firstOwn  time.Time
 	templates map[string]*templateStat
 	// selfNs holds the self time (duration less children) of its spans, ns.
 	selfNs []float64
@@ -59,7 +64,13 @@ type templateStat struct {
 	first     time.Time
 	sample    string
 	signature schema.Signature
+	// kind is the failure class of its first record; "" for no failure.
+	kind schema.Kind
 }
+
+// own reports whether the template's failures are the service's own rather
+// than symptoms pointing at a dependency.
+func (ts *templateStat) own() bool { return !ts.kind.PointsElsewhere() }
 
 func newPeriod(from, to time.Time) *period {
 	return &period{from: from, to: to, services: map[string]*serviceProfile{}}
@@ -114,6 +125,9 @@ func (p *period) add(r *schema.Record, buckets int) {
 	ts := sp.templates[tmpl]
 	if ts == nil {
 		ts = &templateStat{template: tmpl, first: r.Time, sample: r.Body, signature: r.Signature}
+		if isErr || r.Severity >= schema.SeverityWarn {
+			ts.kind = correlate.Classify(r)
+		}
 		if ts.signature == "" {
 			ts.signature = patterns.SignatureOf(r.Service, tmpl)
 		}
@@ -122,6 +136,12 @@ func (p *period) add(r *schema.Record, buckets int) {
 	ts.count++
 	if isErr {
 		ts.errors++
+		if ts.own() {
+			sp.ownErrors++
+			if sp.firstOwn.IsZero() || r.Time.Before(sp.firstOwn) {
+				sp.firstOwn = r.Time
+			}
+		}
 	} else if r.Severity >= schema.SeverityWarn {
 		ts.warns++
 	}

@@ -116,12 +116,15 @@ func scoreNewErrors(in *inputs, s *scored) {
 	}
 	b := in.base.services[s.service]
 	var n, tmpls int
+	var weighted float64
 	var first time.Time
 	for t, ts := range w.templates {
-		if ts.errors+ts.warns == 0 || (b != nil && b.templates[t] != nil) {
+		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) {
 			continue
 		}
 		n += ts.errors + ts.warns
+		// A warning (a retry, a fallback taken) is a weaker sign than an error.
+		weighted += float64(ts.errors) + 0.2*float64(ts.warns)
 		tmpls++
 		if first.IsZero() || ts.first.Before(first) {
 			first = ts.first
@@ -131,27 +134,27 @@ func scoreNewErrors(in *inputs, s *scored) {
 		return
 	}
 	s.note(first)
-	s.add("new_errors", wNewErrors*math.Min(1, float64(n)/5),
-		fmt.Sprintf("%d error/warning lines of %d signatures absent in the %s before", n, tmpls, in.baseLabel()))
+	s.add("new_errors", wNewErrors*math.Min(1, weighted/5),
+		fmt.Sprintf("%d error/warning lines of %d signatures of its own, absent in the %s before", n, tmpls, in.baseLabel()))
 }
 
 func scoreErrorRate(in *inputs, s *scored) {
 	w := in.win.services[s.service]
-	if w == nil || w.errors == 0 {
+	if w == nil || w.ownErrors == 0 {
 		return
 	}
-	rw := float64(w.errors) / in.win.minutes()
+	rw := float64(w.ownErrors) / in.win.minutes()
 	rb := 0.0
 	if b := in.base.services[s.service]; b != nil && in.base.records > 0 {
-		rb = float64(b.errors) / in.base.minutes()
+		rb = float64(b.ownErrors) / in.base.minutes()
 	}
 	ratio := (rw + 0.5) / (rb + 0.5)
 	if ratio < 2 {
 		return
 	}
-	s.note(w.firstErr)
+	s.note(w.firstOwn)
 	s.add("error_rate", wErrorRate*math.Min(1, math.Log2(ratio)/5),
-		fmt.Sprintf("%.1f errors/min against %.1f/min in the %s before", rw, rb, in.baseLabel()))
+		fmt.Sprintf("%.1f errors/min of its own against %.1f/min in the %s before", rw, rb, in.baseLabel()))
 }
 
 func scorePatternShift(in *inputs, s *scored) {

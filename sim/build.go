@@ -146,8 +146,7 @@ func (b *builder) assignFormats() {
 		}
 		used[best]++
 		n.format = best
-		n.viaLoki = best == fmtPino || best == fmtSpringText || best == fmtTrainTicket || best == fmtLogfmt ||
-			(best.isJSON() && b.r.chance(0.3))
+		n.viaLoki = best.needsLabels() || (best.isJSON() && b.r.chance(0.3))
 		n.gzipped = b.r.chance(0.4)
 		n.traced = best == fmtOTLP || b.r.chance(0.85)
 	}

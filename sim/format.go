@@ -57,3 +57,14 @@ func (f format) String() string {
 	}
 	return "unknown"
 }
+
+// needsLabels reports whether the format's lines do not name their service,
+// so that only a shipper's labels (Loki's service_name) can: such services
+// are shipped to Loki, as their container logs would be.
+func (f format) needsLabels() bool {
+	switch f {
+	case fmtPino, fmtSpringText, fmtTrainTicket, fmtLogfmt, fmtPythonText, fmtPythonJSON:
+		return true
+	}
+	return false
+}

@@ -106,8 +106,19 @@ func logrusLine(o *jsonObj, n *node, rec *schema.Record) {
 	o.str("version", rec.Attrs[schema.AttrServiceVersion])
 	o.opt("traceID", string(rec.TraceID))
 	o.opt("spanID", string(rec.SpanID))
-	recordAttrs(o, rec, func(k string) string { return strings.ReplaceAll(k, ".", "_") })
+	recordAttrs(o, rec, logrusKey)
 	o.opt("stack", rec.Attrs["exception.stacktrace"])
+}
+
+// logrusKey is the field name a logrus service uses for an attribute.
+func logrusKey(k string) string {
+	switch k {
+	case schema.AttrHTTPStatus:
+		return "status_code"
+	case schema.AttrPeerService:
+		return "upstream"
+	}
+	return strings.ReplaceAll(k, ".", "_")
 }
 
 func slogLine(o *jsonObj, n *node, rec *schema.Record) {

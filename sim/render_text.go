@@ -93,7 +93,7 @@ func pythonTextLine(b []byte, n *node, rec *schema.Record) []byte {
 // traceparentLine carries the W3C traceparent of the record's span.
 func traceparentLine(b []byte, n *node, rec *schema.Record) []byte {
 	b = rec.Time.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-	b = fmt.Appendf(b, " [%s] %s: %s", rec.SeverityText, n.name, rec.Body)
+	b = fmt.Appendf(b, " [%s] service=%s %s", rec.SeverityText, n.name, rec.Body)
 	if rec.TraceID != "" {
 		b = fmt.Appendf(b, " traceparent=00-%s-%s-01", rec.TraceID, rec.SpanID)
 	}

@@ -43,7 +43,7 @@ func TestZZIngestCompat(t *testing.T) {
 			}
 		}
 		// compare per service: log records, with trace, errors, versions
-		type agg struct{ logs, traced, errs, warns, spans int }
+		type agg struct{ logs, traced, errs, warns, spans, versioned, status int }
 		want, got := map[string]*agg{}, map[string]*agg{}
 		add := func(m map[string]*agg, r *schema.Record) {
 			a := m[r.Service]
@@ -56,6 +56,12 @@ func TestZZIngestCompat(t *testing.T) {
 				return
 			}
 			a.logs++
+			if r.Attrs["service.version"] != "" {
+				a.versioned++
+			}
+			if r.Attrs["http.response.status_code"] != "" {
+				a.status++
+			}
 			if r.TraceID != "" {
 				a.traced++
 			}

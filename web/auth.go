@@ -68,6 +68,10 @@ func (s *server) requireAuth(c *gin.Context) {
 
 // loginPage shows the sign-in form.
 func (s *server) loginPage(c *gin.Context) {
+	if !s.cfg.authEnabled() {
+		c.Redirect(http.StatusSeeOther, safeNext(c.Query("next")))
+		return
+	}
 	s.renderLogin(c, http.StatusOK, safeNext(c.Query("next")), "")
 }
 

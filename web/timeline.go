@@ -16,6 +16,7 @@ const tlPlot = 34
 // timelineView is the per-service error timeline: one small chart per service.
 type timelineView struct {
 	Rows      []tlRow
+	Quiet     []tlRow // services without a single error: listed, not charted
 	Hidden    int
 	FromLabel string
 	ToLabel   string
@@ -47,7 +48,12 @@ func newTimelineView(rep *rootcause.Report, roles map[string]string, max int) ti
 		if s.BucketSec > 0 {
 			v.BucketSec = s.BucketSec
 		}
-		v.Rows = append(v.Rows, newTLRow(s, roles[s.Service], rep.Window))
+		r := newTLRow(s, roles[s.Service], rep.Window)
+		if s.Errors == 0 && r.Peak == 0 && roles[s.Service] != "origin" {
+			v.Quiet = append(v.Quiet, r)
+			continue
+		}
+		v.Rows = append(v.Rows, r)
 	}
 	return v
 }

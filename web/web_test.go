@@ -47,6 +47,7 @@ func TestStatusCodes(t *testing.T) {
 		has    string
 	}{
 		{"/healthz", 200, "text/plain", "ok"},
+		{"/login?next=/trace", 303, "", ""},
 		{"/", 302, "", ""},
 		{"/incident", 200, "text/html", "connection pool exhausted"},
 		{"/incident?since=15m", 200, "text/html", "last 15m"},

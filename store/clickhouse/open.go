@@ -31,6 +31,16 @@ type Store struct {
 	closed   atomic.Bool
 }
 
+// SpoolDirOf returns the spool_dir parameter of a store URL, "" when it
+// has none or is not a ClickHouse URL.
+func SpoolDirOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("spool_dir")
+}
+
 // urlParams are faultline's own URL parameters; clickhouse-go would take
 // them for server settings, so they are removed before it parses the URL.
 type urlParams struct {
@@ -69,6 +79,9 @@ func open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	if opts.Writer.SpoolMaxBytes == 0 {
 		opts.Writer.SpoolMaxBytes = up.spoolMax
+	}
+	if opts.Writer.NoSpool {
+		opts.Writer.SpoolDir = ""
 	}
 	opts = opts.withDefaults()
 	conn, err := clickhouse.Open(chOpts)

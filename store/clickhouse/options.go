@@ -59,6 +59,9 @@ type WriterOptions struct {
 	// disables the spool and the dead-letter directory (SpoolDir/dlq).
 	// The URL parameter spool_dir=PATH sets it too.
 	SpoolDir string
+	// NoSpool ignores SpoolDir and the URL's spool_dir, for tools that must
+	// not replay the spool of a running server (ingest dlq).
+	NoSpool bool
 	// SpoolMaxBytes bounds the spool; past it WriteBatch fails with ErrSpoolFull.
 	SpoolMaxBytes int64
 	// PoisonTries is how often ClickHouse may reject a batch as bad before

@@ -214,8 +214,10 @@ func (w *writer) insertOnce(e *entry) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.o.CallTimeout)
 	defer cancel()
+	t0 := time.Now()
 	err := w.s.insertGroup(ctx, e.Records, e.ID)
 	w.br.record(err == nil || !transient(err))
+	w.log.Debug("insert", "batch", e.ID, "records", len(e.Records), "took", time.Since(t0), "err", err)
 	return err
 }
 

@@ -23,7 +23,7 @@ import (
 // benchStoreVersion when the generator changes; the schema version is part
 // of the name too.
 const (
-	benchStoreVersion = 2
+	benchStoreVersion = 3
 	benchRecords      = 5_000_000
 	benchSeed         = 42
 	benchStep         = 1200 * time.Microsecond // 5M records over 100 minutes
@@ -190,6 +190,33 @@ func BenchmarkTraceRecords(b *testing.B) {
 	b.ReportMetric(float64(records)/float64(b.N), "records/op")
 	reportCPU(b, cpu0)
 	reportPeakRSS(b)
+}
+
+// BenchmarkTraceOpen is what `analyze trace` does in a new process: open
+// the 5M-record store read-only, read one trace, close.
+func BenchmarkTraceOpen(b *testing.B) {
+	path, synth := benchStore(b, true)
+	rng := rand.New(rand.NewPCG(8, 8))
+	complete := synth.Started() - 2*256
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		db, err := sqlite.Open(b.Context(), path, sqlite.Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, err := range db.TraceRecords(b.Context(), synth.TraceID(rng.IntN(complete)), 0) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if err := db.Close(); err != nil || n == 0 {
+			b.Fatalf("close: %v; %d records", err, n)
+		}
+	}
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkWindowRecords(b *testing.B) {

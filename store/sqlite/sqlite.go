@@ -65,7 +65,8 @@ const (
 	DefaultBusyTimeout = 10 * time.Second
 	DefaultTraceLimit  = 100_000
 	DefaultWindowLimit = 2_000_000
-	DefaultReaders     = 4
+	DefaultReaders     = 16
+	idleReaders        = 4
 	defaultCacheKiB    = 32 << 10  // page cache per connection
 	defaultMmapBytes   = 256 << 20 // memory-mapped reads per connection
 )
@@ -86,7 +87,9 @@ type Options struct {
 	// TraceLimit and WindowLimit are the caps applied when a query's limit
 	// is zero or negative.
 	TraceLimit, WindowLimit int
-	// Readers caps the open read connections of this process.
+	// Readers caps the open read connections of this process. Each running
+	// iteration holds one until it ends, so an iteration that runs queries
+	// inside its loop (a trace per record of a window) holds two.
 	Readers int
 }
 
@@ -200,7 +203,7 @@ func (db *DB) openPools(ctx context.Context) error {
 		return err
 	}
 	r.SetMaxOpenConns(db.opts.Readers)
-	r.SetMaxIdleConns(db.opts.Readers)
+	r.SetMaxIdleConns(min(idleReaders, db.opts.Readers))
 	db.r = r
 	if db.opts.ReadOnly {
 		return checkVersion(ctx, r)

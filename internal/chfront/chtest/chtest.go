@@ -265,6 +265,18 @@ func (f *Front) Log() string {
 	return string(b)
 }
 
+// Kill ends the front process abruptly (SIGKILL), as a crash would, and
+// keeps its data directory for Restart.
+func (f *Front) Kill() {
+	if f.cmd == nil {
+		return
+	}
+	f.cmd.Process.Kill()
+	<-f.done
+	f.stdin.Close()
+	f.cmd = nil
+}
+
 // Close stops the front and removes its files.
 func (f *Front) Close() {
 	if f == nil {
