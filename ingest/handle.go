@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+)
+
+// decodeFunc decodes one request body into b and names the format for
+// metrics and logs.
+type decodeFunc func(r *http.Request, body []byte, b *Batch) (format string, err error)
+
+// replyFunc writes the response: status, the batch's stats and the error
+// (nil on success).
+type replyFunc func(w http.ResponseWriter, r *http.Request, status int, st Stats, err error)
+
+// ingest is the common path of every ingest endpoint: back-pressure, body,
+// decode, write, answer. It never lets a panic escape.
+func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, span := s.tracer.Start(r.Context(), "ingest "+r.URL.Path)
+		defer span.End()
+		format, st, err := "unknown", Stats{}, error(nil)
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("panic while handling an ingest request", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				err = fmt.Errorf("internal error")
+				reply(w, r, http.StatusInternalServerError, st, err)
+			}
+		}()
+		format, st, err = s.handle(ctx, r, decode)
+		code := statusOf(err)
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", strconv.Itoa(int(s.dec.Limits().RetryAfter.Seconds()+0.5)))
+		}
+		s.m.requests.WithLabelValues(format, strconv.Itoa(code)).Inc()
+		span.SetAttributes(attribute.String("ingest.format", format), attribute.Int("ingest.accepted", st.Accepted),
+			attribute.Int("ingest.rejected", st.Rejected), attribute.Int("http.response.status_code", code))
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+			s.logFailure(r, format, code, err)
+		}
+		reply(w, r, code, st, err)
+	})
+}
+
+// handle takes an in-flight slot, reads and decodes the body and writes
+// the batch. Stats are those of the decode; on a write error nothing of
+// the batch was stored.
+func (s *Server) handle(ctx context.Context, r *http.Request, decode decodeFunc) (string, Stats, error) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		return "unknown", Stats{}, ErrBusy
+	}
+	s.m.inFlight.Inc()
+	defer func() { <-s.sem; s.m.inFlight.Dec() }()
+	lim := s.dec.Limits()
+	body, err := readBody(r, lim.MaxBodyBytes)
+	if err != nil {
+		return "unknown", Stats{}, err
+	}
+	b := NewBatch(lim)
+	format, err := decode(r, body, b)
+	s.m.bytes.WithLabelValues(format).Add(float64(len(body)))
+	if err != nil {
+		return format, b.Stats, err
+	}
+	if b.Len() == 0 && b.Stats.Rejected > 0 {
+		s.m.count(format, b.Stats)
+		return format, b.Stats, fmt.Errorf("%w (rejected %s)", ErrNothingUsable, rejectSummary(b.Stats))
+	}
+	if err := s.write(ctx, b); err != nil {
+		s.m.count(format, Stats{Rejects: b.Stats.Rejects})
+		return format, b.Stats, err
+	}
+	s.m.count(format, b.Stats)
+	return format, b.Stats, nil
+}
+
+func (s *Server) write(ctx context.Context, b *Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	start := time.Now()
+	err := s.sink.WriteBatch(ctx, b.Records)
+	s.m.write.Observe(time.Since(start).Seconds())
+	if err != nil {
+		return fmt.Errorf("cannot write %d records: %w: %w", b.Len(), ErrSink, err)
+	}
+	return nil
+}
+
+func (s *Server) logFailure(r *http.Request, format string, code int, err error) {
+	lvl := s.log.Warn
+	if code >= 500 {
+		lvl = s.log.Error
+	}
+	lvl("ingest request failed", "path", r.URL.Path, "format", format, "status", code, "remote", r.RemoteAddr, "err", err)
+}

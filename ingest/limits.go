@@ -1,0 +1,82 @@
+package ingest
+
+import "time"
+
+// Limits names every limit of ingest once. The zero value of a field means
+// "use the default"; DefaultLimits gives the defaults and Normalize fills a
+// partly set Limits from them.
+type Limits struct {
+	// MaxBodyBytes caps a request body or one Loki/OTLP body line after
+	// decompression. Over it the HTTP layer answers 413.
+	MaxBodyBytes int64
+	// MaxLineBytes caps one JSON or text line (and one log message).
+	// Longer lines are skipped and counted as ReasonLineTooLong.
+	MaxLineBytes int
+	// MaxAttrs caps the attributes kept per record; the rest are dropped
+	// and the record counted as truncated.
+	MaxAttrs int
+	// MaxKeyBytes caps an attribute name; longer names are dropped.
+	MaxKeyBytes int
+	// MaxValueBytes caps an attribute value (and service, name); longer
+	// values are cut at a UTF-8 boundary.
+	MaxValueBytes int
+	// MaxRecordsPerBatch is how many records ingest load gathers before a
+	// WriteBatch (a body line of a Loki or OTLP file is written whole). An HTTP request is written whole, in one WriteBatch,
+	// so that its answer is all or nothing; MaxBodyBytes bounds it.
+	MaxRecordsPerBatch int
+	// MaxDepth caps how deep nested JSON objects are flattened.
+	MaxDepth int
+	// MaxInFlight caps concurrent store writes of the HTTP server; a
+	// request over it gets 429 with Retry-After.
+	MaxInFlight int
+	// RetryAfter is the Retry-After the server sends with 429 and 503.
+	RetryAfter time.Duration
+}
+
+// DefaultLimits returns the limits used when none are configured.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxBodyBytes:       64 << 20,
+		MaxLineBytes:       256 << 10,
+		MaxAttrs:           128,
+		MaxKeyBytes:        256,
+		MaxValueBytes:      16 << 10,
+		MaxRecordsPerBatch: 5000,
+		MaxDepth:           8,
+		MaxInFlight:        8,
+		RetryAfter:         2 * time.Second,
+	}
+}
+
+// Normalize returns l with every zero or negative field set to its default.
+func (l Limits) Normalize() Limits {
+	d := DefaultLimits()
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if l.MaxLineBytes <= 0 {
+		l.MaxLineBytes = d.MaxLineBytes
+	}
+	if l.MaxAttrs <= 0 {
+		l.MaxAttrs = d.MaxAttrs
+	}
+	if l.MaxKeyBytes <= 0 {
+		l.MaxKeyBytes = d.MaxKeyBytes
+	}
+	if l.MaxValueBytes <= 0 {
+		l.MaxValueBytes = d.MaxValueBytes
+	}
+	if l.MaxRecordsPerBatch <= 0 {
+		l.MaxRecordsPerBatch = d.MaxRecordsPerBatch
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	if l.MaxInFlight <= 0 {
+		l.MaxInFlight = d.MaxInFlight
+	}
+	if l.RetryAfter <= 0 {
+		l.RetryAfter = d.RetryAfter
+	}
+	return l
+}

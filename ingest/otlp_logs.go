@@ -1,0 +1,109 @@
+package ingest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+)
+
+// OTLPLogsProto decodes an OTLP ExportLogsServiceRequest in protobuf.
+func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
+	req := plogotlp.NewExportRequest()
+	if err := req.UnmarshalProto(data); err != nil {
+		return fmt.Errorf("cannot read OTLP logs protobuf: %w: %v", ErrMalformed, err)
+	}
+	dc.otlpLogs(req.Logs(), sink)
+	return nil
+}
+
+// OTLPLogsJSON decodes an OTLP ExportLogsServiceRequest in JSON, as the
+// Collector's otlphttp exporter and file exporter write it.
+func (dc *Decoder) OTLPLogsJSON(data []byte, sink RecordSink) error {
+	req := plogotlp.NewExportRequest()
+	if err := req.UnmarshalJSON(data); err != nil {
+		return fmt.Errorf("cannot read OTLP logs JSON: %w: %v", ErrMalformed, err)
+	}
+	dc.otlpLogs(req.Logs(), sink)
+	return nil
+}
+
+func (dc *Decoder) otlpLogs(ld plog.Logs, sink RecordSink) {
+	for _, rl := range ld.ResourceLogs().All() {
+		res := rl.Resource().Attributes()
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				dc.otlpLog(res, sl.Scope().Name(), lr, sink)
+			}
+		}
+	}
+}
+
+// otlpLog decodes one log record. The record's own ids, severity and
+// resource service.name beat anything found in its body or attributes.
+func (dc *Decoder) otlpLog(res pcommon.Map, scope string, lr plog.LogRecord, sink RecordSink) {
+	var d detected
+	dc.otlpBody(lr.Body(), &d)
+	dc.detectAttrs(lr.Attributes(), &d)
+	for k, v := range res.All() {
+		if k == "service.name" {
+			d.force(fieldService, k, v.AsString())
+			continue
+		}
+		d.attr(k, v.AsString())
+	}
+	if id := traceHex(lr.TraceID()); id != "" {
+		d.force(fieldTrace, "trace_id", id)
+	}
+	if id := spanHex(lr.SpanID()); id != "" {
+		d.force(fieldSpan, "span_id", id)
+	}
+	if ev := lr.EventName(); ev != "" {
+		d.setIfAbsent(fieldMessage, "event.name", ev) // an event without a body is named by its event name
+	}
+	if scope != "" && !d.has[fieldName] {
+		d.setIfAbsent(fieldName, "logger", scope)
+	}
+	ts := lr.Timestamp()
+	if ts == 0 {
+		ts = lr.ObservedTimestamp()
+	}
+	var shipped time.Time
+	if ts != 0 {
+		shipped = ts.AsTime().UTC()
+	}
+	r, reason := d.build(shipped, dc.now())
+	if reason != "" {
+		sink.Reject(reason)
+		return
+	}
+	if n := lr.SeverityNumber(); n > 0 && n <= 24 {
+		r.Severity = schema.Severity(n)
+	}
+	if t := lr.SeverityText(); t != "" {
+		r.SeverityText = t
+		if r.Severity == 0 {
+			r.Severity, _ = parseLevel(t)
+		}
+	}
+	add(r, sink)
+}
+
+// otlpBody reads a log body: a string as a log line (JSON, logfmt or text),
+// a map as structured fields, anything else as its text.
+func (dc *Decoder) otlpBody(b pcommon.Value, d *detected) {
+	switch b.Type() {
+	case pcommon.ValueTypeStr:
+		if s := b.Str(); s != "" {
+			dc.detectLine(s, d)
+		}
+	case pcommon.ValueTypeMap:
+		flattenInto(d, "", b.Map().AsRaw(), dc.lim.MaxDepth)
+	case pcommon.ValueTypeEmpty:
+	default:
+		d.setIfAbsent(fieldMessage, "body", b.AsString())
+	}
+}

@@ -1,0 +1,101 @@
+package ingest
+
+import (
+	"fmt"
+
+	"github.com/faultline/faultline/schema"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+)
+
+// OTLPTracesProto decodes an OTLP ExportTraceServiceRequest in protobuf.
+func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalProto(data); err != nil {
+		return fmt.Errorf("cannot read OTLP traces protobuf: %w: %v", ErrMalformed, err)
+	}
+	dc.otlpTraces(req.Traces(), sink)
+	return nil
+}
+
+// OTLPTracesJSON decodes an OTLP ExportTraceServiceRequest in JSON.
+func (dc *Decoder) OTLPTracesJSON(data []byte, sink RecordSink) error {
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalJSON(data); err != nil {
+		return fmt.Errorf("cannot read OTLP traces JSON: %w: %v", ErrMalformed, err)
+	}
+	dc.otlpTraces(req.Traces(), sink)
+	return nil
+}
+
+func (dc *Decoder) otlpTraces(td ptrace.Traces, sink RecordSink) {
+	for _, rs := range td.ResourceSpans().All() {
+		res := rs.Resource().Attributes()
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, sp := range ss.Spans().All() {
+				dc.otlpSpan(res, sp, sink)
+			}
+		}
+	}
+}
+
+// otlpSpan turns one span into a record. A span without a trace id or span
+// id is rejected. An error span's Body is its status message, else the
+// message of its exception event, whose type becomes exception.type.
+func (dc *Decoder) otlpSpan(res pcommon.Map, sp ptrace.Span, sink RecordSink) {
+	r := schema.Record{Type: schema.TypeSpan, Name: sp.Name(), Attrs: map[string]string{}}
+	var err error
+	if r.TraceID, err = schema.ParseTraceID(traceHex(sp.TraceID())); err != nil {
+		sink.Reject(ReasonBadTraceID)
+		return
+	}
+	if r.SpanID, err = schema.ParseSpanID(spanHex(sp.SpanID())); err != nil {
+		sink.Reject(ReasonBadSpanID)
+		return
+	}
+	if p := spanHex(sp.ParentSpanID()); p != "" {
+		r.ParentSpanID, _ = schema.ParseSpanID(p) // 8 non-zero bytes always parse
+	}
+	start, end := sp.StartTimestamp(), sp.EndTimestamp()
+	if start == 0 {
+		sink.Reject(ReasonBadTime)
+		return
+	}
+	r.Time = start.AsTime().UTC()
+	if end > start {
+		r.Duration = end.AsTime().Sub(start.AsTime())
+	}
+	r.Service = plainAttrs(res, r.Attrs)
+	plainAttrs(sp.Attributes(), r.Attrs)
+	if k := sp.Kind(); k != ptrace.SpanKindUnspecified {
+		r.Attrs["span.kind"] = k.String()
+	}
+	spanStatus(sp, &r)
+	sink.Add(r)
+}
+
+func spanStatus(sp ptrace.Span, r *schema.Record) {
+	switch sp.Status().Code() {
+	case ptrace.StatusCodeOk:
+		r.Status = schema.StatusOK
+	case ptrace.StatusCodeError:
+		r.Status = schema.StatusError
+		r.Severity = schema.SeverityError
+	default:
+		return
+	}
+	r.Body = sp.Status().Message()
+	for _, ev := range sp.Events().All() {
+		if ev.Name() != "exception" {
+			continue
+		}
+		if v, ok := ev.Attributes().Get("exception.type"); ok {
+			r.Attrs[schema.AttrExceptionType] = v.AsString()
+		}
+		if v, ok := ev.Attributes().Get("exception.message"); ok && r.Body == "" {
+			r.Body = v.AsString()
+		}
+		break
+	}
+}

@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// Errors of handling a request, beside the body errors; statusOf maps them.
+var (
+	ErrBusy          = errors.New("too many writes in flight")
+	ErrNothingUsable = errors.New("no usable record in the request")
+)
+
+// ServerConfig configures a Server. Zero fields take defaults.
+type ServerConfig struct {
+	// Decoder decodes bodies; nil means NewDecoder with default limits.
+	Decoder *Decoder
+	// Registry receives the server's metrics and is served on /metrics;
+	// nil means a new registry.
+	Registry *prometheus.Registry
+	// Tracer traces request handling; nil means no tracing.
+	Tracer trace.TracerProvider
+	// Health reports whether the store is reachable, for /healthz; nil
+	// means always healthy.
+	Health func(context.Context) error
+}
+
+// Server is the HTTP side of ingest: it reads, caps and decompresses bodies,
+// decodes them into one batch per request, writes the batch with one
+// WriteBatch and answers with what was accepted and rejected. A 2xx is sent
+// only after the write returned nil. At most Limits.MaxInFlight requests
+// are decoded or written at once; more get 429.
+type Server struct {
+	dec    *Decoder
+	sink   Sink
+	log    *slog.Logger
+	m      *metrics
+	reg    *prometheus.Registry
+	tracer trace.Tracer
+	health func(context.Context) error
+	sem    chan struct{}
+}
+
+// NewServer returns a server writing to sink; a nil logger discards.
+func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Decoder == nil {
+		cfg.Decoder = NewDecoder(DecoderConfig{})
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = noop.NewTracerProvider()
+	}
+	if cfg.Health == nil {
+		cfg.Health = func(context.Context) error { return nil }
+	}
+	return &Server{
+		dec: cfg.Decoder, sink: sink, log: log, m: newMetrics(cfg.Registry), reg: cfg.Registry,
+		tracer: cfg.Tracer.Tracer("github.com/faultline/faultline/ingest"), health: cfg.Health,
+		sem: make(chan struct{}, cfg.Decoder.Limits().MaxInFlight),
+	}
+}
+
+// Handler serves the Loki push API, JSON lines, /healthz and /metrics
+// (the --listen address).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /loki/api/v1/push", s.ingest(s.decodeLoki, s.replyStats))
+	mux.Handle("POST /ingest/jsonl", s.ingest(s.decodeJSONL, s.replyStats))
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// OTLPHandler serves OTLP/HTTP /v1/logs and /v1/traces (the --otlp-listen
+// address).
+func (s *Server) OTLPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /v1/logs", s.ingest(s.decodeOTLPLogs, s.replyOTLPLogs))
+	mux.Handle("POST /v1/traces", s.ingest(s.decodeOTLPTraces, s.replyOTLPTraces))
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	return mux
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.health(ctx); err != nil {
+		s.log.Warn("health check failed", "err", err)
+		http.Error(w, "store unreachable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Write([]byte("ok\n"))
+}
+
+// statusOf maps an error of request handling to its HTTP status code; it
+// is the one place that does.
+func statusOf(err error) int {
+	switch {
+	case err == nil:
+		return http.StatusOK
+	case errors.Is(err, ErrTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrUnsupportedType):
+		return http.StatusUnsupportedMediaType
+	case errors.Is(err, ErrBadEncoding), errors.Is(err, ErrMalformed), errors.Is(err, ErrNothingUsable):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrBusy):
+		return http.StatusTooManyRequests
+	case errors.Is(err, ErrSink), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}

@@ -1,0 +1,194 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// ErrBadPatterns is returned for a text pattern file or pattern that cannot be used.
+var ErrBadPatterns = errors.New("bad text patterns")
+
+// TextPattern is one way to find fields in a plain text line: a regular
+// expression (Go RE2 syntax) whose named groups fill fields. A group is
+// named like a JSON key (trace_id, span_id, parent_span_id, level, service,
+// or any other name, which becomes an attribute); "__" in a group name
+// stands for a dot, so dd__trace_id reads a Datadog decimal id.
+type TextPattern struct {
+	Name  string `json:"name"`
+	Regex string `json:"regex"`
+}
+
+// TextPatternFile is the JSON file named by --patterns or FAULTLINE_PATTERNS:
+// {"patterns": [{"name": "...", "regex": "..."}]}.
+type TextPatternFile struct {
+	Patterns []TextPattern `json:"patterns"`
+}
+
+type textPattern struct {
+	re    *regexp.Regexp
+	hints []string // lowercase; the pattern runs only when one occurs
+	keys  []string // key per subexpression ("" = unnamed)
+}
+
+// TextMatcher finds levels, ids and services in plain text lines: the
+// user's patterns first, then the built-in ones, then a bare level word
+// near the start of the line. It is safe for concurrent use.
+type TextMatcher struct {
+	pats []textPattern
+}
+
+// LoadTextPatterns reads a TextPatternFile from path.
+func LoadTextPatterns(path string) ([]TextPattern, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read text patterns %q: %w", path, err)
+	}
+	var f TextPatternFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("cannot read text patterns %q: %w: %v", path, ErrBadPatterns, err)
+	}
+	return f.Patterns, nil
+}
+
+// NewTextMatcher compiles the user's extra patterns ahead of the built-in ones.
+func NewTextMatcher(extra []TextPattern) (*TextMatcher, error) {
+	m := &TextMatcher{}
+	for _, p := range extra {
+		re, err := regexp.Compile(p.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("cannot compile text pattern %q: %w: %v", truncate(p.Name, 40), ErrBadPatterns, err)
+		}
+		m.pats = append(m.pats, compilePattern(re, nil))
+	}
+	for _, b := range builtinPatterns() {
+		m.pats = append(m.pats, compilePattern(regexp.MustCompile(b.re), b.hints))
+	}
+	return m, nil
+}
+
+func compilePattern(re *regexp.Regexp, hints []string) textPattern {
+	keys := re.SubexpNames()
+	for i, k := range keys {
+		keys[i] = strings.ReplaceAll(k, "__", ".")
+	}
+	return textPattern{re: re, hints: hints, keys: keys}
+}
+
+type builtin struct {
+	re    string
+	hints []string
+}
+
+// builtinPatterns are the common ways applications write ids and levels
+// into text: key=value and key: value pairs (Spring's "TraceID: … SpanID: …"),
+// Sleuth/Micrometer's [app,trace,span], and a W3C traceparent.
+func builtinPatterns() []builtin {
+	const kv = `["']?\s*[:=]\s*["']?`
+	return []builtin{
+		{`(?i)(?:^|[^a-z0-9_])(?:otel|x-b3-)?trace[_.-]?id` + kv + `(?P<trace_id>[0-9a-f]{32}|[0-9a-f]{16}|[0-9a-f-]{36})\b`, []string{"trace"}},
+		{`(?i)dd\.trace_id` + kv + `(?P<dd__trace_id>[0-9]{1,20})\b`, []string{"dd.trace_id"}},
+		{`(?i)(?:^|[^a-z0-9_])(?:otel|x-b3-)?span[_.-]?id` + kv + `(?P<span_id>[0-9a-f]{16})\b`, []string{"span"}},
+		{`(?i)dd\.span_id` + kv + `(?P<dd__span_id>[0-9]{1,20})\b`, []string{"dd.span_id"}},
+		{`(?i)parent[_.-]?(?:span[_.-]?)?id` + kv + `(?P<parent_span_id>[0-9a-f]{16})\b`, []string{"parent"}},
+		{`\b00-(?P<trace_id>[0-9a-f]{32})-(?P<span_id>[0-9a-f]{16})-[0-9a-f]{2}\b`, []string{"00-"}},
+		{`\[(?P<service>[\w.-]*),(?P<trace_id>[0-9a-f]{16}|[0-9a-f]{32}),(?P<span_id>[0-9a-f]{16})(?:,[\w-]*)*\]`, nil},
+		{`(?i)(?:^|[^a-z0-9_.])(?:level|lvl|severity|loglevel)` + kv + `(?P<level>[a-z]+)\b`, []string{"level", "lvl", "severity"}},
+		{`(?i)(?:^|[^a-z0-9_.])(?P<k>service[._]name|service|app)=["']?(?P<service>[\w.-]+)`, []string{"service", "app="}},
+	}
+}
+
+// detect fills d from a plain text line: patterns first (a field already
+// found is never overwritten), then a bare level word.
+func (m *TextMatcher) detect(line string, d *detected) {
+	var lower string
+	for i := range m.pats {
+		p := &m.pats[i]
+		text := line
+		if len(p.hints) > 0 {
+			if lower == "" {
+				lower = strings.ToLower(line)
+			}
+			at := indexAny(lower, p.hints)
+			if at < 0 {
+				continue
+			}
+			if len(lower) == len(line) { // ASCII-safe offsets: start a little before the hint
+				text = line[max(0, at-24):]
+			}
+		}
+		sub := p.re.FindStringSubmatch(text)
+		for j := 1; j < len(sub); j++ {
+			if p.keys[j] == "" || p.keys[j] == "k" || sub[j] == "" {
+				continue
+			}
+			f, _ := aliasOf(p.keys[j])
+			if f == fieldNone {
+				d.attr(p.keys[j], sub[j])
+				continue
+			}
+			d.setIfAbsent(f, p.keys[j], sub[j])
+		}
+	}
+	if !d.has[fieldLevel] {
+		if w := bareLevel(line); w != "" {
+			d.setIfAbsent(fieldLevel, "level", w)
+		}
+	}
+}
+
+// indexAny is the first index of any of subs in s, or -1.
+func indexAny(s string, subs []string) int {
+	first := -1
+	for _, x := range subs {
+		if i := strings.Index(s, x); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
+
+// bareLevel finds a level written as a word of its own among the first
+// tokens of a line: an upper-case level name (ERROR, [WARN], INFO:, ...)
+// or a klog/glog prefix such as E1130.
+func bareLevel(line string) string {
+	if len(line) > 160 {
+		line = line[:160]
+	}
+	for i, tok := range strings.Fields(line) {
+		if i >= 6 {
+			break
+		}
+		if i == 0 && len(tok) == 5 && strings.ContainsRune("IWEF", rune(tok[0])) && isDigits(tok[1:]) {
+			return tok[:1]
+		}
+		t := strings.Trim(tok, "[]()<>:|,;-")
+		if len(t) < 3 || strings.ToUpper(t) != t {
+			continue
+		}
+		if _, ok := levelWord(strings.ToLower(t)); ok {
+			return t
+		}
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	c, _ := cutString(s, n)
+	return c + "…"
+}
