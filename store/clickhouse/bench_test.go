@@ -1,7 +1,7 @@
 package clickhouse_test
 
 import (
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
@@ -42,7 +42,7 @@ func genBatch(r *rand.Rand, base time.Time, span time.Duration, n int) ([]schema
 	var ids []schema.TraceID
 	for len(recs) < n {
 		var b [16]byte
-		rand.Read(b[:])
+		crand.Read(b[:])
 		id := schema.TraceID(hex.EncodeToString(b[:]))
 		ids = append(ids, id)
 		t0 := base.Add(time.Duration(r.Int64N(int64(span))))
