@@ -30,6 +30,9 @@ const (
 	breakerLookback = 2 * time.Minute
 	// breakerTraces is how many of the latest tripping traces are analysed.
 	breakerTraces = 5
+	// breakerCandidates caps the traces read to find them: those in which
+	// the dependency only failed fast do not count.
+	breakerCandidates = 20
 	// breakerDepth caps breakers followed behind breakers.
 	breakerDepth = 3
 	// breakerScan caps the error records read from the window.
@@ -81,6 +84,9 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	leads := map[string]*breakerLead{}
 	total := 0
 	for _, id := range ids {
+		if total == breakerTraces {
+			break
+		}
 		seen[id] = true
 		var recs []schema.Record
 		for r, err := range st.TraceRecords(ctx, id, DefaultRecordLimit) {
@@ -89,8 +95,9 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			}
 			recs = append(recs, r)
 		}
-		r := AnalyzeRecords(recs, Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance, SkipTimeline: true})
-		if r.Suspect == nil || r.Suspect.Service == "" {
+		r := AnalyzeRecords(recs, Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance,
+			SkipTimeline: true, suspectFrom: lead.dep})
+		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
 			continue
 		}
 		s := r.Suspect.Service
@@ -129,7 +136,11 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen
 		if err != nil {
 			break
 		}
-		if r.TraceID == "" || seen[r.TraceID] || (!r.IsError() && Classify(&r) == "") {
+		if r.TraceID == "" || seen[r.TraceID] {
+			continue
+		}
+		// A fast failure of the open breaker says nothing of why it opened.
+		if k := Classify(&r); k == schema.KindCircuitOpen || (!r.IsError() && k == "") {
 			continue
 		}
 		hits = append(hits, hit{r.TraceID, r.Time})
@@ -139,7 +150,7 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen
 	for _, h := range hits {
 		if !slices.Contains(ids, h.id) {
 			ids = append(ids, h.id)
-			if len(ids) == breakerTraces {
+			if len(ids) == breakerCandidates {
 				break
 			}
 		}

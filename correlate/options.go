@@ -31,6 +31,11 @@ type Options struct {
 	Steps []Step
 	// Limit caps the records Analyze reads; 0 means DefaultRecordLimit.
 	Limit int
+
+	// suspectFrom starts the suspect walk at this service's first error
+	// that is not a breaker's fast failure, instead of at the origin: what
+	// a breaker's dependency failed on in a trace that tripped the breaker.
+	suspectFrom string
 }
 
 func (o Options) maxSkew() time.Duration {

@@ -38,6 +38,9 @@ type Result struct {
 	// lead is set when the suspect is the silent dependency of an open
 	// breaker, for Analyze to follow across traces.
 	lead *breakerLead
+	// fastOnly is set when Options.suspectFrom names a service that only
+	// failed fast (its own breaker open) or not at all in this trace.
+	fastOnly bool
 }
 
 // Failure is one error or failure signal of a trace as incident analysis

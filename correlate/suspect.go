@@ -20,6 +20,14 @@ func findSuspect(t *Trace) {
 		return
 	}
 	cur := t.origin
+	if t.opts.suspectFrom != "" {
+		e := firstCause(t, t.opts.suspectFrom)
+		if e < 0 || t.ents[e].class == schema.KindCircuitOpen {
+			t.res.fastOnly = true
+			return
+		}
+		cur = e
+	}
 	visited := make([]bool, len(t.svcs))
 	var why []string
 	for {
@@ -45,6 +53,11 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	name := t.svcs[e.svc].name
 	tgt, via := pointer(t, cur)
 	if tgt == "" || tgt == name {
+		if e.class == schema.KindCircuitOpen && name != "" {
+			// A breaker that names no dependency: what the service failed
+			// on before its breaker opened is in earlier traces.
+			t.res.lead = &breakerLead{dep: name, at: t.eventAt(cur)}
+		}
 		if e.class.PointsElsewhere() {
 			if s := signalSuspect(t, cur, why); s != nil {
 				return s, -1
@@ -66,7 +79,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	case e.class.PointsElsewhere() || e.class == schema.KindTransient:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
 			name, e.class, tgt, via, silence(ti)))
-		if e.class == schema.KindCircuitOpen {
+		if e.class == schema.KindCircuitOpen || e.class == schema.KindBulkheadFull {
 			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur)}
 		}
 		return &Suspect{Service: tgt, Kind: e.class}, -1
@@ -100,7 +113,7 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		if t.at(i).After(at) {
 			break
 		}
-		if e.failure == failSignal && e.svc != own {
+		if e.failure == failSignal && e.svc != own && !callerOf(t, i, cur) {
 			name := t.svcs[own].name
 			other := t.svcs[e.svc].name
 			*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s signalled %s before it: %s",
@@ -109,4 +122,30 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		}
 	}
 	return nil
+}
+
+// firstCause is the first error of service name that is not the fast
+// failure of an open breaker, else its first error; -1 when it has none.
+func firstCause(t *Trace, name string) int32 {
+	s := t.findService(name)
+	if s < 0 {
+		return -1
+	}
+	for _, i := range t.events {
+		if t.ents[i].svc == s && t.ents[i].class != schema.KindCircuitOpen {
+			return i
+		}
+	}
+	return t.svcs[s].firstError
+}
+
+// callerOf reports whether entry i runs in a span that encloses entry
+// cur's span: a caller's signal (its retries of the failing call) is an
+// echo of cur's failure, not its cause.
+func callerOf(t *Trace, i, cur int32) bool {
+	a, n := t.ents[i].node, t.ents[cur].node
+	if a < 0 || n < 0 {
+		return false
+	}
+	return isAncestor(t, a, n) && t.ents[i].svc != t.ents[cur].svc
 }

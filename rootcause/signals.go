@@ -3,7 +3,6 @@ package rootcause
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -241,10 +240,14 @@ func (s *scored) note(t time.Time) {
 
 func (in *inputs) baseLabel() string {
 	d := in.base.to.Sub(in.base.from).Round(time.Minute)
-	if d <= 0 {
+	switch {
+	case d <= 0:
 		return "baseline"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh baseline", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dm baseline", int(d.Minutes()))
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m") + " baseline"
 }
 
 func fmtDur(ns float64) string {

@@ -167,6 +167,23 @@ func fallbackMsg(n *node, e *edge, out outcome) string {
 	return fmt.Sprintf("%s failed, serving %s: %s", e.to.name, what, out.err)
 }
 
+func secondFallbackMsg(n *node, e *edge) string {
+	if n.stack == stackJava {
+		return fmt.Sprintf("No cached response for %s, returning default value", e.client)
+	}
+	return fmt.Sprintf("fallback cache miss for %s, serving default value", e.to.name)
+}
+
+func compensationMsg(n *node, id int) string {
+	switch n.stack {
+	case stackJava:
+		return fmt.Sprintf("Saga %d step failed, executing compensation: cancel %s (status=COMPENSATING)", id, baseName(n))
+	case stackGo:
+		return fmt.Sprintf("saga step failed, compensating saga_id=%d action=cancel_%s", id, baseName(n))
+	}
+	return fmt.Sprintf("compensating saga %d: cancelling %s", id, baseName(n))
+}
+
 func breakerOpenMsg(n *node, e *edge) string {
 	name := e.breaker.name
 	switch n.stack {

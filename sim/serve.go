@@ -121,7 +121,7 @@ func (s *sim) calls(sc scope, o *op, cur time.Time) (time.Time, outcome) {
 			cur = cur.Add(s.r.dur(time.Millisecond, 15*time.Millisecond))
 			continue
 		}
-		return cur, s.fail(sc, e, out)
+		return cur, s.compensate(sc, o, s.fail(sc, e, out))
 	}
 	return cur, outcome{}
 }
@@ -141,7 +141,7 @@ func (s *sim) fanOut(sc scope, o *op, cur time.Time) (time.Time, outcome) {
 		}
 	}
 	if bad != nil {
-		return first.end, s.fail(sc, bad, first)
+		return first.end, s.compensate(sc, o, s.fail(sc, bad, first))
 	}
 	return end, outcome{}
 }
@@ -151,8 +151,13 @@ func (s *sim) fallback(sc scope, e *edge, out outcome) bool {
 	if e.fallback == "" {
 		return false
 	}
-	s.log(sc, line{at: out.end.Add(100 * time.Microsecond), sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
+	at := out.end.Add(100 * time.Microsecond)
+	s.log(sc, line{at: at, sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
 		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}})
+	if e.to.role != roleCache && s.r.chance(0.4) { // the cached copy is missing too: next fallback
+		s.log(sc, line{at: at.Add(s.r.dur(300*time.Microsecond, 2*time.Millisecond)), sev: schema.SeverityWarn,
+			logger: logger(sc.n, "client"), body: secondFallbackMsg(sc.n, e), fault: out.fault})
+	}
 	return true
 }
 
@@ -166,6 +171,19 @@ func (s *sim) fail(sc scope, e *edge, out outcome) outcome {
 	}
 	s.log(sc, line{at: at, sev: schema.SeverityError, logger: logger(sc.n, "web"), body: body, fault: out.fault, kv: kv, cause: out.fail})
 	return outcome{end: at.Add(200 * time.Microsecond), status: failStatusCode(sc.n, out), fail: failStatus, fault: out.fault}
+}
+
+// compensate writes the saga's compensation when a creating operation
+// failed half-way (payment failed → cancel the order), as some services do.
+func (s *sim) compensate(sc scope, o *op, out outcome) outcome {
+	if o.method != "POST" || sc.n.flavor%3 != 1 {
+		return out
+	}
+	at := out.end.Add(s.r.dur(time.Millisecond, 6*time.Millisecond))
+	s.log(sc, line{at: at, sev: schema.SeverityWarn, logger: logger(sc.n, "saga"),
+		body: compensationMsg(sc.n, s.r.between(100000, 999999)), fault: out.fault})
+	out.end = at.Add(time.Millisecond)
+	return out
 }
 
 // finish writes the server (or consumer) span and the access log line.

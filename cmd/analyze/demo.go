@@ -28,13 +28,13 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	var f demoFlags
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	f.bind(fs, e)
-	fs.StringVar(&f.fault, "fault", string(schema.KindDependencyTimeout), "fault to simulate: "+kindList(sim.FaultKinds()))
-	fs.Int64Var(&f.seed, "seed", 7, "simulation seed")
+	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: "+kindList(sim.FaultKinds()))
+	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("demo takes no arguments")
 	}
-	if err == nil && !isSimFault(schema.Kind(f.fault)) {
+	if err == nil && f.fault != "" && !isSimFault(schema.Kind(f.fault)) {
 		err = badUsage("--fault %q is not one of %s", truncate(f.fault, 40), kindList(sim.FaultKinds()))
 	}
 	if err != nil {
@@ -50,9 +50,13 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 }
 
 func demo(ctx context.Context, e *env, f *demoFlags) error {
-	now := time.Now().UTC().Truncate(time.Second)
-	cfg := sim.Config{Seed: f.seed, Fault: schema.Kind(f.fault), Baseline: 15 * time.Minute,
-		Window: 10 * time.Minute, Start: now.Add(-26 * time.Minute)}
+	cfg := sim.DemoConfig(time.Now().UTC().Add(-time.Minute))
+	if f.fault != "" {
+		cfg.Fault = schema.Kind(f.fault)
+	}
+	if f.seed != 0 {
+		cfg.Seed = f.seed
+	}
 	inc, err := sim.Generate(cfg)
 	if err != nil {
 		return err

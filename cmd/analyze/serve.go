@@ -11,6 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/faultline/faultline/web"
 )
 
@@ -53,7 +57,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", err)
 	}
 	defer closeFn()
-	hooks, stopHooks, err := alertHooks(e, f.public, eng, nil, log)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	hooks, stopHooks, err := alertHooks(e, f.public, eng, reg, log)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -66,7 +72,16 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "serve", badUsage("%v", err))
 	}
-	return serveUntilDone(ctx, e, f.listen, h, cfg)
+	return serveUntilDone(ctx, e, f.listen, withMetrics(h, reg), cfg)
+}
+
+// withMetrics serves the Prometheus registry at /metrics (open, like
+// /healthz, for scrapers) and everything else with h.
+func withMetrics(h http.Handler, reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.Handle("/", h)
+	return mux
 }
 
 // hooksNotConfigured answers the alert webhooks when no Slack destination

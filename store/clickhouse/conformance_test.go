@@ -9,16 +9,10 @@ import (
 )
 
 // TestConformance runs the store suite against a real ClickHouse engine
-// (chDB behind the HTTP front), every sub-test on one database as a
-// shared server would be used.
+// (chDB behind the HTTP front, through clickhouse-go's HTTP protocol),
+// every sub-test on one database as a shared server would be used, with
+// the writer configured as ingest serve runs it (spool on).
 func TestConformance(t *testing.T) {
-	s := openStore(t, front.NewDatabase(t), clickhouse.Options{})
-	storetest.Run(t, func(*testing.T) store.Store { return s })
-}
-
-// TestConformanceSpool runs it again with the spool on, which must not
-// change what a healthy server stores.
-func TestConformanceSpool(t *testing.T) {
 	opts := clickhouse.Options{Writer: clickhouse.WriterOptions{SpoolDir: t.TempDir()}}
 	s := openStore(t, front.NewDatabase(t), opts)
 	storetest.Run(t, func(*testing.T) store.Store { return s })

@@ -41,15 +41,6 @@ func openStore(t testing.TB, url string, opts clickhouse.Options) *clickhouse.St
 	return s
 }
 
-func TestSmoke(t *testing.T) {
-	url := front.NewDatabase(t)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(front.Log())
-		}
-	})
-	openStore(t, url, clickhouse.Options{})
-}
 
 func tail(s string, n int) string {
 	if len(s) <= n {

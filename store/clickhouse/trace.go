@@ -11,8 +11,9 @@ import (
 )
 
 // traceSlack widens the time range the lookup tables give for a trace:
-// they keep whole seconds, and a record may land just before its view row.
-const traceSlack = time.Hour
+// they keep whole seconds, and a record may become visible a moment before
+// its lookup row (the materialized view commits after the table).
+const traceSlack = time.Minute
 
 // TraceRecords yields the records of trace id, ordered by time, at most
 // limit (<= 0: Options.TraceLimit). It narrows the scan to the trace's

@@ -146,6 +146,39 @@ func BenchmarkWriteConcurrent(b *testing.B) {
 	reportPeakRSS(b)
 }
 
+// BenchmarkDeleteBefore measures retention: each op deletes 50,000
+// records (of 100,000) from a store, in its chunked transactions.
+func BenchmarkDeleteBefore(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "d.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	base := benchBase()
+	cpu := time.Duration(0)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		start := base.Add(time.Duration(i) * 24 * time.Hour)
+		synth := storetest.NewSynth(uint64(i), start, time.Millisecond)
+		for range 10 {
+			if err := db.WriteBatch(b.Context(), synth.Batch(10_000)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu0 := cpuTime()
+		b.StartTimer()
+		n, err := db.DeleteBefore(b.Context(), start.Add(50_000*time.Millisecond))
+		if err != nil || n < 49_000 || n > 51_000 {
+			b.Fatalf("DeleteBefore: %d, %v", n, err)
+		}
+		b.StopTimer()
+		cpu += cpuTime() - cpu0
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.N*50_000)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+}
+
 // payloadBytes approximates the size of recs as logs: bodies, names,
 // services and attributes.
 func payloadBytes(recs []schema.Record) int64 {
