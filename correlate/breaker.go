@@ -35,8 +35,11 @@ const (
 	breakerCandidates = 20
 	// breakerDepth caps breakers followed behind breakers.
 	breakerDepth = 3
-	// breakerScan caps the error records read from the window.
-	breakerScan = 400
+	// breakerScan caps the error records of the dependency read from the
+	// window; breakerScanAll those of every service, read when the
+	// dependency's records carry no service field.
+	breakerScan    = 400
+	breakerScanAll = 4000
 )
 
 // breakerLead is what a fast failure of an open breaker leaves to follow
@@ -127,25 +130,14 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) []schema.TraceID {
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
-	type hit struct {
-		id schema.TraceID
-		at time.Time
+	hits := causeHits(ctx, st, q, lead.dep, seen)
+	if len(hits) == 0 {
+		// Lines shipped without a service field name it only in their
+		// text: read every service's errors of a shorter window.
+		q.Service, q.From, q.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
+		hits = causeHits(ctx, st, q, lead.dep, seen)
 	}
-	var hits []hit
-	for r, err := range st.WindowRecords(ctx, q) {
-		if err != nil {
-			break
-		}
-		if r.TraceID == "" || seen[r.TraceID] {
-			continue
-		}
-		// A fast failure of the open breaker says nothing of why it opened.
-		if k := Classify(&r); k == schema.KindCircuitOpen || (!r.IsError() && k == "") {
-			continue
-		}
-		hits = append(hits, hit{r.TraceID, r.Time})
-	}
-	slices.SortFunc(hits, func(a, b hit) int { return b.at.Compare(a.at) })
+	slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
 	var ids []schema.TraceID
 	for _, h := range hits {
 		if !slices.Contains(ids, h.id) {
@@ -156,4 +148,31 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen
 		}
 	}
 	return ids
+}
+
+// traceHit is one record of a trace in which a dependency failed.
+type traceHit struct {
+	id schema.TraceID
+	at time.Time
+}
+
+// causeHits reads the records of q that are failures of service dep
+// other than an open breaker's fast failure, in traces not yet seen.
+func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep string,
+	seen map[schema.TraceID]bool) []traceHit {
+	var hits []traceHit
+	for r, err := range st.WindowRecords(ctx, q) {
+		if err != nil {
+			break
+		}
+		if r.TraceID == "" || seen[r.TraceID] || serviceOf(&r) != dep {
+			continue
+		}
+		// A fast failure of the open breaker says nothing of why it opened.
+		if k := Classify(&r); isFastFailure(k) || (!r.IsError() && k == "") {
+			continue
+		}
+		hits = append(hits, traceHit{r.TraceID, r.Time})
+	}
+	return hits
 }

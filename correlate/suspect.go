@@ -53,7 +53,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	name := t.svcs[e.svc].name
 	tgt, via := pointer(t, cur)
 	if tgt == "" || tgt == name {
-		if e.class == schema.KindCircuitOpen && name != "" {
+		if isFastFailure(e.class) && name != "" {
 			// A breaker that names no dependency: what the service failed
 			// on before its breaker opened is in earlier traces.
 			t.res.lead = &breakerLead{dep: name, at: t.eventAt(cur)}
@@ -79,7 +79,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	case e.class.PointsElsewhere() || e.class == schema.KindTransient:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
 			name, e.class, tgt, via, silence(ti)))
-		if e.class == schema.KindCircuitOpen || e.class == schema.KindBulkheadFull {
+		if isFastFailure(e.class) {
 			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur)}
 		}
 		return &Suspect{Service: tgt, Kind: e.class}, -1
@@ -139,13 +139,18 @@ func firstCause(t *Trace, name string) int32 {
 	return t.svcs[s].firstError
 }
 
-// callerOf reports whether entry i runs in a span that encloses entry
-// cur's span: a caller's signal (its retries of the failing call) is an
-// echo of cur's failure, not its cause.
+// callerOf reports whether entry i is of a service that called, directly
+// or not, the span of entry cur: a caller's signal (its retries of the
+// failing call) is an echo of cur's failure, not its cause.
 func callerOf(t *Trace, i, cur int32) bool {
-	a, n := t.ents[i].node, t.ents[cur].node
-	if a < 0 || n < 0 {
+	n, svc := t.ents[cur].node, t.ents[i].svc
+	if n < 0 || svc == t.ents[cur].svc {
 		return false
 	}
-	return isAncestor(t, a, n) && t.ents[i].svc != t.ents[cur].svc
+	for p := t.nodes[n].parent; p >= 0; p = t.nodes[p].parent {
+		if t.nodes[p].svc == svc {
+			return true
+		}
+	}
+	return false
 }

@@ -112,7 +112,9 @@ func isStopword(s string) bool {
 	switch s {
 	case "the", "a", "an", "remote", "server", "service", "backend", "upstream", "downstream",
 		"dependency", "api", "endpoint", "host", "external", "database", "db", "it", "this",
-		"that", "method", "function", "failed", "with", "for", "from", "to", "is", "was":
+		"that", "method", "function", "failed", "with", "for", "from", "to", "is", "was",
+		"call", "calls", "request", "requests", "connection", "response", "error", "timed",
+		"timeout", "of", "on", "in", "at", "and", "or", "not", "has", "had":
 		return true
 	}
 	return false
@@ -191,7 +193,41 @@ func pointer(t *Trace, e int32) (string, string) {
 	if c := calleeNode(t, e); c >= 0 {
 		return t.svcs[t.nodes[c].svc].name, viaSpanTree
 	}
-	return t.hint(e)
+	if tgt, via := t.hint(e); tgt != "" {
+		return tgt, via
+	}
+	return localPeer(t, e)
+}
+
+// localPeer is the callee of a failed outbound call the service made
+// while serving the request an entry belongs to: the hint of a failing
+// span of the same service below the entry's span (a client span whose
+// peer timed out). "" when there is none.
+func localPeer(t *Trace, e int32) (string, string) {
+	n := t.ents[e].node
+	if n < 0 {
+		return "", ""
+	}
+	own := t.ents[e].svc
+	var walk func(int32) (string, string)
+	walk = func(p int32) (string, string) {
+		for c := t.nodes[p].first; c >= 0; c = t.nodes[c].next {
+			cn := &t.nodes[c]
+			if cn.svc != own {
+				continue
+			}
+			if cn.ent >= 0 && cn.failed && t.ents[cn.ent].fail >= 0 {
+				if tgt, via := t.hint(cn.ent); tgt != "" && tgt != t.svcs[own].name {
+					return tgt, via
+				}
+			}
+			if tgt, via := walk(c); tgt != "" {
+				return tgt, via
+			}
+		}
+		return "", ""
+	}
+	return walk(n)
 }
 
 // calleeNode picks the span-tree callee of an entry's failure: among the
@@ -200,7 +236,7 @@ func pointer(t *Trace, e int32) (string, string) {
 // else the longest. -1 when its span has no such descendant.
 func calleeNode(t *Trace, e int32) int32 {
 	n := t.ents[e].node
-	if n < 0 {
+	if n < 0 || isFastFailure(t.ents[e].class) {
 		return -1
 	}
 	own := t.ents[e].svc
@@ -221,14 +257,21 @@ func calleeNode(t *Trace, e int32) int32 {
 	walk(n)
 	if best >= 0 {
 		// A callee that answered without a failure is no evidence against
-		// a name the failure itself gives (a breaker's dependency, the peer
-		// of a failed call): the name wins.
+		// a name the failure itself gives (the peer of a failed call): the
+		// name wins.
 		bn := &t.nodes[best]
 		if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name && !bn.subFailed && !bn.signal {
 			return -1
 		}
 	}
 	return best
+}
+
+// isFastFailure reports whether a failure kind is a refusal made without
+// calling the dependency (an open breaker, a full bulkhead): the spans
+// under it are other calls, and say nothing about the dependency.
+func isFastFailure(k schema.Kind) bool {
+	return k == schema.KindCircuitOpen || k == schema.KindBulkheadFull
 }
 
 // calleeScore ranks a candidate callee node: named by the hint, then

@@ -21,7 +21,7 @@ type Config struct {
 	Window time.Duration
 	// TracesPerSecond is the rate of requests at the entry points; default 4.
 	TracesPerSecond float64
-	// Services is the number of business services; 0 picks 7 to 13 from the seed.
+	// Services is the number of business services (3 to 40); 0 picks 7 to 13 from the seed.
 	Services int
 	// SpanlessShare is the share of traces exported without spans; default
 	// 0.2, negative means none.
@@ -69,8 +69,8 @@ func (c Config) check() error {
 		return fmt.Errorf("window must be at least 3m and baseline not negative (got %v, %v)", c.Window, c.Baseline)
 	case c.TracesPerSecond < 0 || c.TracesPerSecond > 5000:
 		return fmt.Errorf("traces per second must be between 0 and 5000 (got %g)", c.TracesPerSecond)
-	case c.Services < 0 || c.Services > 40:
-		return fmt.Errorf("services must be between 0 and 40 (got %d)", c.Services)
+	case c.Services != 0 && (c.Services < 3 || c.Services > 40):
+		return fmt.Errorf("services must be between 3 and 40, or 0 for a choice from the seed (got %d)", c.Services)
 	case c.Fault != "" && !isFaultKind(c.Fault):
 		return fmt.Errorf("fault %q is not one of %v", truncate(string(c.Fault), 40), FaultKinds())
 	}

@@ -26,14 +26,41 @@
 // WriteCase writes the baseline and the window into the same files (the
 // baseline precedes truth.window.from; extra_files is empty):
 //
-//	traces.otlp.jsonl.gz   spans, ExportTraceServiceRequest JSON per line
-//	logs.otlp.jsonl[.gz]   logs of OTel-SDK services, ExportLogsServiceRequest per line
-//	loki-push.jsonl.gz     Loki push JSON bodies, one per line (text and JSON lines)
-//	<service>.jsonl[.gz]   JSON lines of one service's logger (zap, logrus, slog, logstash, datadog, python)
-//	<service>.log[.gz]     plain text lines of one service
-//	truth.json             scenario, window, onset, root_cause, failed_traces, extra_files
+//	traces.otlp.jsonl.gz   spans of traced services, ExportTraceServiceRequest JSON per line
+//	logs.otlp.jsonl[.gz]   logs of OTel-SDK services, ExportLogsServiceRequest JSON per line
+//	loki-push.jsonl.gz     Loki push JSON bodies, one per line: text lines and JSON lines,
+//	                       labels service_name, pod, namespace, container, node
+//	<service>.jsonl[.gz]   JSON lines of one service's logger
+//	<service>.log[.gz]     text lines of one service (traceparent format)
+//	truth.json             scenario, window, onset, root_cause, failed_traces,
+//	                       extra_files, plus seed, baseline and services (service → format)
+//
+// Each service logs in one format, the one its shipper carries:
+//
+//	otlp              OTel SDK; the Collector's file exporter
+//	zap               {"level","ts" (unix s, float),"caller","msg","service","version","trace_id","span_id"}
+//	logrus            {"level","msg","time","service","version","traceID","spanID"}
+//	slog              {"time","level","source","msg","service.name","service.version","trace_id","span_id"}
+//	logstash          {"@timestamp","@version","message","logger_name","thread_name","level","level_value","traceId","spanId","app","version"}
+//	datadog           {"timestamp","level","message","dd.service","dd.version","dd.trace_id","dd.span_id"} (64-bit ids in decimal)
+//	python-json       {"timestamp","levelname","name","message","otelServiceName","otelTraceID","otelSpanID"} (via Loki)
+//	pino              {"level" (30/40/50),"time" (unix ms),"hostname","name","trace_id","span_id","msg"} (via Loki)
+//	spring-text       2026-01-15 09:30:01.234 ERROR [app,traceId,spanId] 1 --- [thread] logger : msg (via Loki)
+//	trainticket-text  09:30:01.234 ERROR logger#88 TraceID: … SpanID: … [msg] (via Loki)
+//	logfmt            time=… level=error msg="…" service=… trace_id=… span_id=… (via Loki)
+//	python-text       … ERROR [logger] [trace_id=… span_id=… resource.service.name=… trace_sampled=True] - msg (via Loki)
+//	traceparent-text  2026-…Z [ERROR] service=… msg traceparent=00-…-…-01
+//
+// Stack traces follow the message on the next lines in text formats and sit
+// in a field in JSON ones. A system with a Datadog-format service uses
+// 64-bit trace ids throughout (zero-padded to 32 hex in OTLP and truth).
 //
 // A failed trace is one in which the fault produced at least one error (an
 // ERROR log or a span with error status); its origin_service is the faulty
-// service, or the third-party API for a dependency-timeout.
+// service, or the third-party API for a dependency-timeout. A third-party
+// API logs nothing: it appears as peer.service on its callers' client spans
+// and error logs, in URLs (api.<name>.example.com) and in breaker names.
+//
+// Seeds are stable for one version of this package: a change to the
+// simulator may change what a seed generates.
 package sim

@@ -8,9 +8,9 @@ import (
 )
 
 // small is a quick configuration for tests: 5 minutes of baseline, a
-// 5-minute window, 3 requests a second.
+// 5-minute window, 2 requests a second.
 func small(seed int64, k schema.Kind) Config {
-	return Config{Seed: seed, Fault: k, Baseline: 5 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3}
+	return Config{Seed: seed, Fault: k, Baseline: 5 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 2}
 }
 
 func mustGenerate(t testing.TB, cfg Config) *Incident {

@@ -54,7 +54,7 @@ func TestDatadogIDsAreDecimal(t *testing.T) {
 
 func TestRenderTextFormats(t *testing.T) {
 	want := map[format][]string{
-		fmtSpringText:  {"2026-01-15 09:30:01.234 ERROR [checkout,4bf92f3577b34da6a3ce929d0e0e4736,00f067aa0ba902b7]", "c.a.c.w.CheckoutController"},
+		fmtSpringText:  {"2026-01-15 09:30:01.234 ERROR [checkout,4bf92f3577b34da6a3ce929d0e0e4736,00f067aa0ba902b7]", "c.acme.checkout.web.CheckoutController   : "},
 		fmtTrainTicket: {"09:30:01.234 ERROR", "TraceID: 4bf92f3577b34da6a3ce929d0e0e4736 SpanID: 00f067aa0ba902b7"},
 		fmtLogfmt:      {"time=2026-01-15T09:30:01.234Z level=error", `msg="call to \"payment\" failed"`, "trace_id=4bf92f3577b34da6a3ce929d0e0e4736", "peer.service=payment"},
 		fmtPythonText:  {"2026-01-15 09:30:01,234 ERROR", "[trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7 resource.service.name=checkout"},

@@ -123,9 +123,8 @@ func TestNoFaultInBaseline(t *testing.T) {
 	for _, k := range FaultKinds() {
 		inc := mustGenerate(t, small(8, k))
 		for i := range inc.Records {
-			m := inc.meta[i]
-			if m.fault && inc.Records[i].IsError() && m.at.Before(inc.Truth.Onset) {
-				t.Errorf("%s: fault error before onset at %v: %s", k, m.at, inc.Records[i].Body)
+			if inc.meta[i].fault && inc.Records[i].IsError() && known(inc, i).Before(inc.Truth.Onset) {
+				t.Errorf("%s: fault error before onset at %v: %s", k, known(inc, i), inc.Records[i].Body)
 				break
 			}
 		}

@@ -41,7 +41,6 @@ func openStore(t testing.TB, url string, opts clickhouse.Options) *clickhouse.St
 	return s
 }
 
-
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s

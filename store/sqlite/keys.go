@@ -24,6 +24,20 @@ func timeToNanos(t time.Time) (int64, error) {
 	return t.UnixNano(), nil
 }
 
+// clampNanos encodes a query bound: like timeToNanos, but a time beyond
+// what can be stored becomes the nearest storable bound.
+func clampNanos(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return zeroTime
+	case t.Before(time.Unix(0, math.MinInt64+1)):
+		return math.MinInt64 + 1
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
 func nanosToTime(ns int64) time.Time {
 	if ns == zeroTime {
 		return time.Time{}

@@ -29,6 +29,8 @@ func (db *DB) TraceRecords(ctx context.Context, id schema.TraceID, limit int) it
 // ordered by Time (ties in insertion order), of q.Service when set, only
 // errors and WARN-or-above when q.ErrorsOnly, at most q.Limit of them
 // (0: Options.WindowLimit). An empty or inverted window yields nothing.
+// A zero From means from the first record (records with a zero Time
+// included); bounds beyond 1678-2262 are clamped.
 func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	limit := q.Limit
 	if limit <= 0 {
@@ -36,11 +38,7 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 	}
 	what := fmt.Sprintf("cannot read records from %s to %s",
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
-	from, err1 := timeToNanos(q.From)
-	to, err2 := timeToNanos(q.To)
-	if err := firstErr(err1, err2); err != nil {
-		return failed(fmt.Errorf("%s: %w", what, err))
-	}
+	from, to := clampNanos(q.From), clampNanos(q.To)
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
 	return db.query(ctx, what, sqlText, args...)
 }
@@ -59,17 +57,4 @@ func windowSQL(from, to int64, service string, errorsOnly bool, limit int) (stri
 		where += ` AND alert = 1`
 	}
 	return selectCols + where + ` ORDER BY ts, rowid LIMIT ?`, append(args, limit)
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func failed(err error) iter.Seq2[schema.Record, error] {
-	return func(yield func(schema.Record, error) bool) { yield(schema.Record{}, err) }
 }

@@ -37,14 +37,17 @@ type chunk struct {
 func (db *DB) query(ctx context.Context, what, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
 		ch := make(chan chunk, scanAhead)
 		go db.produce(ctx, sqlText, args, ch)
+		defer func() {
+			// Also when yield panics: stop the reader and let it finish,
+			// so that it releases its connection.
+			cancel()
+			for range ch {
+			}
+		}()
 		if err := consume(ch, yield); err != nil {
 			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
-		}
-		cancel()
-		for range ch { // let the reader finish and release its connection
 		}
 	}
 }

@@ -217,3 +217,44 @@ func TestClose(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroTimeAndClamping: a record without a time is kept and found, is
+// left out of Bounds, and query bounds beyond what can be stored clamp.
+func TestZeroTimeAndClamping(t *testing.T) {
+	db := openAt(t, filepath.Join(t.TempDir(), "z.db"), sqlite.Options{})
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	odd := schema.TraceID("ABC-not-normalised")
+	recs := []schema.Record{rec("timeless", odd, time.Time{}), rec("now", traceA, now)}
+	if err := db.WriteBatch(t.Context(), recs); err != nil {
+		t.Fatal(err)
+	}
+	for r, err := range db.TraceRecords(t.Context(), odd, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Time.IsZero() || r.Body != "timeless" || r.TraceID != odd {
+			t.Errorf("the timeless record came back as %+v", r)
+		}
+	}
+	first, last, err := db.Bounds(t.Context())
+	if err != nil || !first.Equal(now) || !last.Equal(now) {
+		t.Errorf("Bounds = %s, %s, %v; want both %s", first, last, err, now)
+	}
+	far := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for _, err := range db.WindowRecords(t.Context(), schema.WindowQuery{To: far}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("the window [zero, year 3000) holds %d records, want 2", n)
+	}
+	if n, err := db.DeleteBefore(t.Context(), far); err != nil || n != 2 {
+		t.Errorf("DeleteBefore(year 3000) = %d, %v; want 2", n, err)
+	}
+	if first, _, _ := db.Bounds(t.Context()); !first.IsZero() {
+		t.Errorf("an empty store has Bounds starting %s", first)
+	}
+}

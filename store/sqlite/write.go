@@ -104,7 +104,8 @@ func ignoreDone(err error) error {
 // reports how many. It deletes in short transactions of deleteChunk
 // records, so a concurrent writer waits at most one chunk; on error the
 // chunks already deleted stay deleted and their count is returned.
-// Freed pages are reused by later writes; the file does not shrink.
+// Freed pages are reused by later writes; the file does not shrink. A
+// zero t deletes nothing; records with a zero Time go with any other t.
 func (db *DB) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {
 	n, err := db.deleteBefore(ctx, t)
 	if err != nil {
@@ -119,10 +120,10 @@ func (db *DB) deleteBefore(ctx context.Context, t time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	cut, err := timeToNanos(t)
-	if err != nil || t.IsZero() {
-		return 0, err
+	if t.IsZero() {
+		return 0, nil
 	}
+	cut := clampNanos(t)
 	var total int64
 	for {
 		n, err := deleteOneChunk(ctx, w, cut)
