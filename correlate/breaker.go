@@ -22,6 +22,8 @@ type WindowStore interface {
 	WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error]
 }
 
+const debugBreaker = false
+
 // Limits of following an open breaker across traces.
 const (
 	// breakerLookback is how far before the fast failure the traces that
@@ -98,6 +100,9 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			}
 			recs = append(recs, r)
 		}
+		if debugBreaker {
+			println("DBG trip", lead.dep, string(id), len(recs))
+		}
 		r := AnalyzeRecords(recs, Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance,
 			SkipTimeline: true, suspectFrom: lead.dep})
 		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
@@ -168,7 +173,11 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if r.TraceID == "" || seen[r.TraceID] || serviceOf(&r) != dep {
 			continue
 		}
-		// A fast failure of the open breaker says nothing of why it opened.
+		// A fast failure of the open breaker says nothing of why it opened,
+		// nor does the failed status of the span serving the request.
+		if r.Type == schema.TypeSpan && hintFromAttrs(&r) == "" {
+			continue
+		}
 		if k := Classify(&r); isFastFailure(k) || (!r.IsError() && k == "") {
 			continue
 		}

@@ -16,20 +16,35 @@ import (
 // is resource-gc), or at a silent callee of a timeout, open breaker, full
 // bulkhead, exhausted retry or refused connection.
 func findSuspect(t *Trace) {
-	if t.origin < 0 {
-		return
-	}
 	cur := t.origin
+	var why []string
+	if cur < 0 {
+		// No error, but failure signals (a caller retrying 429s, a callee
+		// pausing for GC) still point at what is failing.
+		if cur = firstSignal(t); cur < 0 {
+			return
+		}
+		why = append(why, fmt.Sprintf("no error; %s signalled %s first", t.svcs[t.ents[cur].svc].name, t.ents[cur].class))
+	}
+	if cur >= 0 && contained(t, cur) {
+		// An error inside a request that still succeeded (a metrics flush
+		// failing, a handled cache miss) is not what failed the trace.
+		for _, i := range t.events {
+			if !contained(t, i) {
+				cur = i
+				break
+			}
+		}
+	}
 	if t.opts.suspectFrom != "" {
 		e := firstCause(t, t.opts.suspectFrom)
-		if e < 0 || t.ents[e].class == schema.KindCircuitOpen {
+		if e < 0 || isFastFailure(t.ents[e].class) {
 			t.res.fastOnly = true
 			return
 		}
 		cur = e
 	}
 	visited := make([]bool, len(t.svcs))
-	var why []string
 	for {
 		visited[t.ents[cur].svc] = true
 		s, next := suspectStep(t, cur, &why)
@@ -125,14 +140,21 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 }
 
 // firstCause is the first error of service name that is not the fast
-// failure of an open breaker, else its first error; -1 when it has none.
+// failure of an open breaker or a full bulkhead, else its first such
+// failure signal (a retry of a timed-out call), else its first error; -1
+// when it has none.
 func firstCause(t *Trace, name string) int32 {
 	s := t.findService(name)
 	if s < 0 {
 		return -1
 	}
 	for _, i := range t.events {
-		if t.ents[i].svc == s && t.ents[i].class != schema.KindCircuitOpen {
+		if t.ents[i].svc == s && !isFastFailure(t.ents[i].class) {
+			return i
+		}
+	}
+	for _, i := range t.order {
+		if e := &t.ents[i]; e.svc == s && e.failure == failSignal && !isFastFailure(e.class) {
 			return i
 		}
 	}
@@ -153,4 +175,35 @@ func callerOf(t *Trace, i, cur int32) bool {
 		}
 	}
 	return false
+}
+
+// firstSignal is the first failure signal in causal order of a service
+// with a name; -1 when there is none.
+func firstSignal(t *Trace) int32 {
+	for _, i := range t.order {
+		if e := &t.ents[i]; e.failure == failSignal && t.svcs[e.svc].name != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// contained reports whether an error happened inside a request its
+// service still answered successfully: the span where the service took
+// the request has neither an error status nor a failing status code.
+func contained(t *Trace, e int32) bool {
+	n := t.ents[e].node
+	if n < 0 {
+		return false
+	}
+	lr := localRoot(t, n)
+	if t.nodes[lr].ent < 0 {
+		return false
+	}
+	r := t.rec(t.nodes[lr].ent)
+	if r.Type != schema.TypeSpan || r.IsError() {
+		return false
+	}
+	code := httpStatus(r)
+	return code > 0 && code < 400
 }

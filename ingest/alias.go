@@ -41,6 +41,8 @@ func aliasOf(key string) (field, int) {
 		return fieldTime, 1
 	case "level", "severity", "lvl", "loglevel", "log.level", "log_level", "@l", "levelname", "severitytext", "severity_text":
 		return fieldLevel, 0
+	case "detected_level", "level_name":
+		return fieldLevel, 1
 	case "level_value", "severitynumber", "severity_number":
 		return fieldSeverityNumber, 0
 	case "msg", "message", "@m", "body":

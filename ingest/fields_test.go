@@ -189,13 +189,13 @@ func TestJSONLoggers(t *testing.T) {
 
 func TestJSONRejects(t *testing.T) {
 	cases := map[string]Reason{
-		`{"msg":"x","trace_id":"not-a-trace"}`:      ReasonBadTraceID,
-		`{"msg":"x","span_id":"zz"}`:                ReasonBadSpanID,
-		`{"msg":"x","trace_id":"` + tid + `00"}`:    ReasonBadTraceID,
-		`{"msg":"x",`:     ReasonBadJSON,
-		`[1,2]`:           ReasonBadJSON,
-		`null`:            ReasonBadJSON,
-		`{"a":1} {"b":2}`: ReasonBadJSON,
+		`{"msg":"x","trace_id":"not-a-trace"}`:   ReasonBadTraceID,
+		`{"msg":"x","span_id":"zz"}`:             ReasonBadSpanID,
+		`{"msg":"x","trace_id":"` + tid + `00"}`: ReasonBadTraceID,
+		`{"msg":"x",`:                            ReasonBadJSON,
+		`[1,2]`:                                  ReasonBadJSON,
+		`null`:                                   ReasonBadJSON,
+		`{"a":1} {"b":2}`:                        ReasonBadJSON,
 	}
 	for line, reason := range cases {
 		_, st := decodeOne(t, jsonLine, line)

@@ -13,7 +13,10 @@ import (
 // Defaults of Options.
 const (
 	DefaultBaseline = time.Hour
-	DefaultTop      = 10
+	// MaxBaseline is how far back the baseline widens when the default
+	// period before the window holds less data than the window itself.
+	MaxBaseline = 24 * time.Hour
+	DefaultTop  = 10
 	// DefaultRecordLimit caps the records read for the window and, again,
 	// for the baseline.
 	DefaultRecordLimit = 5_000_000
@@ -78,11 +81,28 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		return nil, ErrNoData
 	}
 	baseFrom := q.From.Add(-opt.Baseline)
-	if first, _, err := st.Bounds(ctx); err == nil && !first.IsZero() && first.After(baseFrom) {
+	first, _, err := st.Bounds(ctx)
+	if err != nil || first.IsZero() {
+		first = baseFrom
+	}
+	if first.After(baseFrom) {
 		baseFrom = first
 	}
 	var base []schema.Record
 	if baseFrom.Before(q.From) {
+		if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
+			return nil, err
+		}
+	}
+	// A baseline thinner than the window cannot tell the window's noise
+	// from a change: widen it to what the store holds before, up to
+	// MaxBaseline.
+	wider := q.From.Add(-MaxBaseline)
+	if first.After(wider) {
+		wider = first
+	}
+	if len(base) < len(win) && wider.Before(baseFrom) {
+		baseFrom = wider
 		if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
 			return nil, err
 		}
@@ -115,7 +135,7 @@ func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, o
 	for i := range baseline {
 		b.add(&baseline[i], 0)
 	}
-	eachTrace(baseline, b.addSelfTimes)
+	eachTrace(baseline, func(recs []schema.Record) { b.addSelfTimes(recs); b.addBehaviour(recs) })
 	tr := analyzeTraces(window, w, b, opt)
 	rep := &Report{
 		Window:       Window{From: q.From, To: q.To},

@@ -16,7 +16,21 @@ type period struct {
 	services map[string]*serviceProfile
 	records  int
 	sigs     map[string]map[schema.Signature]*templateStat // built on first use
+	// ops is the behaviour of every operation (see behaviour.go).
+	ops map[opKey]*opStat
+	// callees maps a call event to the service it calls.
+	callees map[string]string
+	// shifts caches behaviourShifts per service (window only).
+	shifts map[string][]behaviourShift
+	// active holds the coverSec-long slices of the period that hold records:
+	// a store may hold only parts of a period (a baseline of a few minutes
+	// an hour ago, a window whose end has not arrived), and rates must be
+	// per minute of data, not per minute of the clock.
+	active map[int64]struct{}
 }
+
+// coverSec is the resolution at which a period's coverage is measured.
+const coverSec = 10
 
 // bySignature finds a service's template by its signature.
 func (p *period) bySignature(svc string, sig schema.Signature) *templateStat {
@@ -76,8 +90,12 @@ func newPeriod(from, to time.Time) *period {
 	return &period{from: from, to: to, services: map[string]*serviceProfile{}}
 }
 
+// minutes is how long the period is, counting only the parts with records.
 func (p *period) minutes() float64 {
 	m := p.to.Sub(p.from).Minutes()
+	if len(p.active) > 0 {
+		m = min(m, float64(len(p.active)*coverSec)/60)
+	}
 	if m < 1.0/60 {
 		return 1.0 / 60
 	}
@@ -96,6 +114,10 @@ func (p *period) service(name string) *serviceProfile {
 // add accounts one record; spans' self time is added separately, per trace.
 func (p *period) add(r *schema.Record, buckets int) {
 	p.records++
+	if p.active == nil {
+		p.active = map[int64]struct{}{}
+	}
+	p.active[r.Time.Unix()/coverSec] = struct{}{}
 	if r.Service == "" {
 		return
 	}

@@ -54,6 +54,7 @@ const (
 	wOnset        = 0.5
 	wDeploy       = 1.0
 	wDownstream   = -1.0
+	wBehaviour    = 2.0
 )
 
 // scorer is one named signal.
@@ -71,6 +72,7 @@ func scorers() []scorer {
 		{"error_rate", scoreErrorRate},
 		{"pattern_shift", scorePatternShift},
 		{"latency", scoreLatency},
+		{"behaviour", scoreBehaviour},
 		{"deploy", scoreDeploy},
 	}
 }

@@ -83,6 +83,7 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 	eachTrace(window, func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs)
+		w.addBehaviour(recs)
 		tv.addEdges(recs)
 		res := correlate.AnalyzeRecords(recs, opt.Correlate)
 		if res == nil || !res.Failed || res.Origin == nil || res.Origin.Service == "" {
@@ -91,6 +92,12 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 		tv.failed++
 		votes = append(votes, newVote(res, entryOf(recs), novelty(w, b, res.Origin.Service, res.Origin.Signature)))
 	})
+	for i := range votes {
+		if v := &votes[i]; v.target != v.origin.Service && keptServing(w, b, v.target) {
+			v.discredited = v.target
+			v.target, v.kind = v.origin.Service, v.origin.Class
+		}
+	}
 	chains := pointerChains(votes)
 	for i := range votes {
 		tv.tally(&votes[i], chains)
@@ -108,6 +115,9 @@ type vote struct {
 	entry   string
 	cascade []string
 	via     string // the service a pointer chain passed through, if any
+	// discredited is the service the origin pointed at, when that service
+	// kept serving as usual: the failure is then the origin's own.
+	discredited string
 }
 
 func newVote(res *correlate.Result, entry string, weight float64) vote {
@@ -318,3 +328,28 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	rb := float64(bs.count) / b.minutes()
 	return max(0.1, min(1, 1-rb/rw))
 }
+
+// keptServing reports whether svc, observable in both periods, went on
+// serving in the window as it did in the baseline: about as many records
+// per minute, no more errors of its own, and no operation whose behaviour
+// changed. An error that points at such a service (a refused connection,
+// a timeout) says more about the caller's side of the call than about it.
+func keptServing(w, b *period, svc string) bool {
+	ws, bs := w.services[svc], b.services[svc]
+	if ws == nil || bs == nil || bs.records < minServing || ws.records < minServing {
+		return false
+	}
+	rw, rb := float64(ws.records)/w.minutes(), float64(bs.records)/b.minutes()
+	if rw < rb/2 {
+		return false
+	}
+	ew, eb := float64(ws.ownErrors)/w.minutes(), float64(bs.ownErrors)/b.minutes()
+	if (ew+0.5)/(eb+0.5) >= 2 {
+		return false
+	}
+	return len(behaviourShifts(w, b, svc)) == 0
+}
+
+// minServing is how many records a service must have in each period for
+// keptServing to judge it.
+const minServing = 20

@@ -9,7 +9,7 @@ import (
 
 // million is a configuration that yields about a million records.
 func million() Config {
-	return Config{Seed: 1, Fault: schema.KindDependencyTimeout, Baseline: 15 * time.Minute, Window: 10 * time.Minute, TracesPerSecond: 23}
+	return Config{Seed: 1, Fault: schema.KindDependencyTimeout, Baseline: 15 * time.Minute, Window: 10 * time.Minute, TracesPerSecond: 44}
 }
 
 func BenchmarkGenerate1M(b *testing.B) {
@@ -36,4 +36,18 @@ func BenchmarkWriteCaseSmall(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(inc.Records)), "records/op")
+}
+
+func BenchmarkWriteCase1M(b *testing.B) {
+	inc, err := Generate(million())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := inc.WriteCase(b.TempDir()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(inc.Records))*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

@@ -153,7 +153,7 @@ func (s *sim) fallback(sc scope, e *edge, out outcome) bool {
 	}
 	at := out.end.Add(100 * time.Microsecond)
 	s.log(sc, line{at: at, sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
-		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}})
+		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}, cause: out.fail})
 	if e.to.role != roleCache && s.r.chance(0.4) { // the cached copy is missing too: next fallback
 		s.log(sc, line{at: at.Add(s.r.dur(300*time.Microsecond, 2*time.Millisecond)), sev: schema.SeverityWarn,
 			logger: logger(sc.n, "client"), body: secondFallbackMsg(sc.n, e), fault: out.fault})

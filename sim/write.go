@@ -52,7 +52,7 @@ func create(path string) (*output, error) {
 	o := &output{f: f}
 	var w io.Writer = f
 	if filepath.Ext(path) == ".gz" {
-		o.gz = gzip.NewWriter(f)
+		o.gz, _ = gzip.NewWriterLevel(f, gzip.BestSpeed)
 		w = o.gz
 	}
 	o.Writer = bufio.NewWriterSize(w, 256<<10)

@@ -1,7 +1,7 @@
 // Command faultsim writes simulated incidents as case folders with
 // truth.json, for `analyze eval` and for tests:
 //
-//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND] [-tps R] [-window D] [-baseline D]
+//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND] [-tps R] [-services N] [-window D] [-baseline D]
 //
 // Case i gets seed S+i and, without -fault, the fault kinds in turn.
 package main

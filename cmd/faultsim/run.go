@@ -23,6 +23,7 @@ type options struct {
 	seed     int64
 	fault    string
 	tps      float64
+	services int
 	window   time.Duration
 	baseline time.Duration
 }
@@ -36,6 +37,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the first case; case i uses seed+i")
 	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault kind of every case, one of %v (default: each in turn)", sim.FaultKinds()))
 	fs.Float64Var(&o.tps, "tps", 0, "requests per second at the entry points (default 4)")
+	fs.IntVar(&o.services, "services", 0, "business services per system, 3 to 40 (default: 7 to 13 from the seed)")
 	fs.DurationVar(&o.window, "window", 0, "incident window (default 10m)")
 	fs.DurationVar(&o.baseline, "baseline", 0, "fault-free traffic before the window (default 15m)")
 	if err := fs.Parse(args); err != nil {
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "faultsim: interrupted.")
 			return exitFail
 		}
-		cfg := sim.Config{Seed: o.seed + int64(i), Fault: schema.Kind(o.fault), TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline}
+		cfg := sim.Config{Seed: o.seed + int64(i), Fault: schema.Kind(o.fault), TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline, Services: o.services}
 		if o.fault == "" {
 			cfg.Fault = kinds[i%len(kinds)]
 		}

@@ -39,7 +39,7 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 			continue
 		}
 		if st, err := os.Stat(name); err != nil || st.IsDir() {
-			return fail(e.stderr, exitUsage, "cannot read %q: not a readable file.", truncate(name, 200))
+			return fail(e.stderr, exitUsage, "cannot read %q: it is missing or not a regular file; check the path.", truncate(name, 200))
 		}
 	}
 	log := logger(e, true)

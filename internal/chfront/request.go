@@ -25,15 +25,20 @@ type request struct {
 
 type setting struct{ name, value string }
 
-// protocolParams are URL parameters of the HTTP interface that are not settings.
-var protocolParams = map[string]bool{
-	"query": true, "database": true, "default_format": true, "client_protocol_version": true,
-	"query_id": true, "session_id": true, "session_timeout": true, "session_check": true,
-	"compress": true, "decompress": true, "user": true, "password": true, "quota_key": true,
-	"buffer_size": true, "wait_end_of_query": true, "enable_http_compression": true,
-	"http_zlib_compression_level": true, "network_compression_method": true,
-	// Asynchronous inserts are a server feature; the front inserts synchronously.
-	"async_insert": true, "wait_for_async_insert": true,
+// isProtocolParam reports whether a URL parameter belongs to the HTTP
+// interface rather than being a setting.
+func isProtocolParam(k string) bool {
+	switch k {
+	case "query", "database", "default_format", "client_protocol_version",
+		"query_id", "session_id", "session_timeout", "session_check",
+		"compress", "decompress", "user", "password", "quota_key",
+		"buffer_size", "wait_end_of_query", "enable_http_compression",
+		"http_zlib_compression_level", "network_compression_method",
+		// Asynchronous inserts are a server feature; the front inserts synchronously.
+		"async_insert", "wait_for_async_insert":
+		return true
+	}
+	return false
 }
 
 var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -85,7 +90,7 @@ func (req *request) splitParams(q map[string][]string) error {
 		switch {
 		case strings.HasPrefix(k, "param_"):
 			req.params = append(req.params, Param{Name: strings.TrimPrefix(k, "param_"), Value: v})
-		case protocolParams[k]:
+		case isProtocolParam(k):
 		case !settingName.MatchString(k):
 			return newException(codeBadArguments, "BAD_ARGUMENTS", fmt.Sprintf("Invalid setting name %q", k))
 		default:

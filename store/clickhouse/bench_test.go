@@ -17,7 +17,7 @@ import (
 
 // benchData is a store filled once for the read benchmarks:
 // $FAULTLINE_BENCH_RECORDS records (default 1,000,000), 10 per trace,
-// 1 in 20 an error, over one hour.
+// 1 in 20 an error, over one hour, written in time order.
 var benchData struct {
 	once   sync.Once
 	s      *clickhouse.Store
@@ -82,8 +82,12 @@ func benchStore(b *testing.B) (*clickhouse.Store, []schema.TraceID, time.Time) {
 		}
 		r := rand.New(rand.NewPCG(1, 2))
 		t0 := time.Now()
+		// Batches arrive in time order, as from ingest: each covers its own
+		// slice of the hour.
+		slice := time.Hour / time.Duration((d.n+99_999)/100_000)
 		for done := 0; done < d.n && d.err == nil; done += 100_000 {
-			recs, ids := genBatch(r, d.base, time.Hour, min(100_000, d.n-done))
+			from := d.base.Add(time.Duration(done/100_000) * slice)
+			recs, ids := genBatch(r, from, slice, min(100_000, d.n-done))
 			d.traces = append(d.traces, ids...)
 			d.err = d.s.WriteBatch(b.Context(), recs)
 		}

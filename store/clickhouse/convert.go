@@ -36,21 +36,18 @@ const (
 	statusUnset = "Unset"
 )
 
-// The time range a record may have: DateTime64(9) holds 1900-2262, but
-// the Collector's tables also keep the time as DateTime and partition by
-// Date, which hold 1970-2106.
-var (
-	minTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxTime = time.Date(2106, 1, 1, 0, 0, 0, 0, time.UTC)
-)
+// The years a record's time may fall in: DateTime64(9) holds 1900-2262,
+// but the Collector's tables also keep the time as DateTime and partition
+// by Date, which hold 1970-2106.
+const minYear, maxYear = 1970, 2105
 
 // validate refuses records that ClickHouse cannot hold as they are.
 func validate(recs []schema.Record) error {
 	for i := range recs {
 		r := &recs[i]
-		if r.Time.Before(minTime) || !r.Time.Before(maxTime) {
-			return fmt.Errorf("%w: record %d has time %s, outside %d-%d", backend.ErrBadRecord, i,
-				r.Time.UTC().Format(time.RFC3339), minTime.Year(), maxTime.Year())
+		if y := r.Time.UTC().Year(); y < minYear || y > maxYear {
+			return fmt.Errorf("%w: record %d has time %s, outside the years %d-%d", backend.ErrBadRecord, i,
+				r.Time.UTC().Format(time.RFC3339), minYear, maxYear)
 		}
 		if r.Type != schema.TypeLog && r.Type != schema.TypeSpan {
 			return fmt.Errorf("%w: record %d has unknown type %d", backend.ErrBadRecord, i, r.Type)
@@ -59,18 +56,18 @@ func validate(recs []schema.Record) error {
 	return nil
 }
 
-// resourcePrefixes mark the attribute keys that describe the resource
-// (OpenTelemetry semantic conventions); the rest are record attributes.
-var resourcePrefixes = []string{
-	"service.", "host.", "k8s.", "container.", "cloud.", "deployment.", "process.",
-	"os.", "telemetry.", "faas.", "device.", "webengine.",
-}
-
+// isResourceKey reports whether an attribute key describes the resource
+// (its namespace is one of OpenTelemetry's resource conventions); the
+// others are record attributes.
 func isResourceKey(k string) bool {
-	for _, p := range resourcePrefixes {
-		if strings.HasPrefix(k, p) {
-			return true
-		}
+	ns, _, ok := strings.Cut(k, ".")
+	if !ok {
+		return false
+	}
+	switch ns {
+	case "service", "host", "k8s", "container", "cloud", "deployment", "process",
+		"os", "telemetry", "faas", "device", "webengine":
+		return true
 	}
 	return false
 }

@@ -90,6 +90,11 @@ func open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s := &Store{conn: conn, db: db, location: redactURL(rawURL), opts: opts, log: opts.Logger}
 	if err := s.init(ctx); err != nil {
+		if v := probeHTTPVersion(ctx, chOpts); v != "" && !errors.Is(err, ErrServerVersion) {
+			if verr := checkVersion(v); verr != nil {
+				err = verr
+			}
+		}
 		return nil, errors.Join(err, conn.Close())
 	}
 	return s, nil

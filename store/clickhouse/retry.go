@@ -13,13 +13,18 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 )
 
-// transientCodes are ClickHouse error codes worth retrying: overload,
-// timeouts, network and replication trouble. Anything else the server
-// answers (syntax, types, unknown tables, auth) is deterministic.
-var transientCodes = map[int32]bool{
-	3: true, 32: true, 159: true, 160: true, 202: true, 203: true, 209: true, 210: true,
-	225: true, 236: true, 241: true, 242: true, 252: true, 279: true, 285: true, 319: true,
-	394: true, 425: true, 439: true, 999: true, 1000: true,
+// transientCode reports whether a ClickHouse error code is worth
+// retrying: overload (TOO_MANY_PARTS 252, TOO_MANY_SIMULTANEOUS_QUERIES
+// 202, MEMORY_LIMIT_EXCEEDED 241), timeouts (159, 209), the network (210,
+// 279), replication and Keeper trouble (225, 242, 285, 319, 999). Anything
+// else the server answers (syntax, types, unknown tables, auth,
+// constraints) is deterministic.
+func transientCode(code int32) bool {
+	switch code {
+	case 3, 32, 159, 160, 202, 203, 209, 210, 225, 236, 241, 242, 252, 279, 285, 319, 394, 425, 439, 999, 1000:
+		return true
+	}
+	return false
 }
 
 // transient reports whether err is worth retrying: the network, a
@@ -31,7 +36,7 @@ func transient(err error) bool {
 	}
 	var ex *clickhouse.Exception
 	if errors.As(err, &ex) {
-		return transientCodes[ex.Code]
+		return transientCode(ex.Code)
 	}
 	var he *clickhouse.HTTPError
 	if errors.As(err, &he) && he.StatusCode >= 500 {

@@ -16,34 +16,31 @@ import (
 const traceSlack = time.Minute
 
 // TraceRecords yields the records of trace id, ordered by time, at most
-// limit (<= 0: Options.TraceLimit). It narrows the scan to the trace's
-// time range from the lookup tables when they know the trace, and relies
-// on the TraceId bloom filter indexes otherwise.
+// limit (<= 0: Options.TraceLimit). One query: a scalar subquery asks the
+// trace id → time range tables for the trace's range (all time when they
+// do not know it), which prunes partitions and granules, and the TraceId
+// bloom filter indexes do the rest.
 func (s *Store) TraceRecords(ctx context.Context, id schema.TraceID, limit int) iter.Seq2[schema.Record, error] {
 	if limit <= 0 {
 		limit = s.opts.TraceLimit
 	}
-	what := fmt.Sprintf("trace %q", truncate(string(id), 40))
 	if id == "" {
 		return func(func(schema.Record, error) bool) {}
 	}
-	return func(yield func(schema.Record, error) bool) {
-		from, to, ok, err := s.traceRange(ctx, id)
-		if err != nil {
-			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-			return
-		}
-		var parts []part
-		for _, src := range s.recordSources() {
-			p := s.selectFrom(src, "TraceId = ?", string(id))
-			if ok {
-				t := timeCond(src, from.Add(-traceSlack), to.Add(traceSlack), true)
-				p = and(p, t.sql, t.args...)
+	rng, rngArgs := s.traceRange(id)
+	var parts []part
+	for _, src := range s.recordSources() {
+		p := s.selectFrom(src, "TraceId = ?", string(id))
+		if rng != "" {
+			cond := "Timestamp >= rng.1 AND Timestamp <= rng.2"
+			if src.hasSec {
+				cond += " AND TimestampTime >= toDateTime(rng.1) AND TimestampTime <= toDateTime(rng.2)"
 			}
-			parts = append(parts, p)
+			p = part{sql: "WITH " + rng + " AS rng " + p.sql + " AND " + cond, args: append(append([]any{}, rngArgs...), p.args...)}
 		}
-		s.query(ctx, what, parts, limit)(yield)
+		parts = append(parts, p)
 	}
+	return s.query(ctx, fmt.Sprintf("trace %q", truncate(string(id), 40)), parts, limit)
 }
 
 // recordSources are the tables that hold records.
@@ -58,9 +55,10 @@ func (s *Store) recordSources() []source {
 	return out
 }
 
-// traceRange asks the trace id → time range tables for id; ok is false
-// when none knows it.
-func (s *Store) traceRange(ctx context.Context, id schema.TraceID) (from, to time.Time, ok bool, err error) {
+// traceRange is a scalar subquery giving the (from, to) range of trace id
+// from the lookup tables, widened by traceSlack, or all representable time
+// when none knows the trace; "" when there are no lookup tables.
+func (s *Store) traceRange(id schema.TraceID) (string, []any) {
 	var subs []string
 	var args []any
 	for _, t := range []string{schema.TableTraceIDTs, schema.TableLogTraceIDTs} {
@@ -70,18 +68,12 @@ func (s *Store) traceRange(ctx context.Context, id schema.TraceID) (from, to tim
 		}
 	}
 	if len(subs) == 0 {
-		return from, to, false, nil
+		return "", nil
 	}
-	q := "SELECT count(), toInt64(toUnixTimestamp(min(Start))), toInt64(toUnixTimestamp(max(End))) FROM (" + strings.Join(subs, " UNION ALL ") + ")"
-	var n uint64
-	var lo, hi int64
-	if err := s.conn.QueryRow(ctx, q, args...).Scan(&n, &lo, &hi); err != nil {
-		return from, to, false, err
-	}
-	if n == 0 {
-		return from, to, false, nil
-	}
-	return time.Unix(lo, 0), time.Unix(hi+1, 0), true, nil
+	slack := int(traceSlack / time.Second)
+	return fmt.Sprintf("(SELECT (if(count() = 0, toDateTime64(0, 9, 'UTC'), toDateTime64(min(Start), 9, 'UTC') - toIntervalSecond(%d)), "+
+		"if(count() = 0, toDateTime64('2106-01-01 00:00:00', 9, 'UTC'), toDateTime64(max(End), 9, 'UTC') + toIntervalSecond(%d))) FROM (%s))",
+		slack, slack+1, strings.Join(subs, " UNION ALL ")), args
 }
 
 func truncate(s string, n int) string {

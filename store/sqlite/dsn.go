@@ -11,12 +11,13 @@ import (
 // The writer checkpoints the WAL every 8192 pages (32 MiB) rather than
 // SQLite's 1000: index pages that several batches touch are then copied
 // into the database once, which cut the CPU of a write by a fifth; the WAL
-// file is truncated back to 64 MiB after a checkpoint.
+// file is truncated back to 64 MiB after a checkpoint. Memory-mapped I/O
+// stays off: a 1M-record window scan took the same CPU with a 256 MiB map
+// and peaked at 347 MB of RSS instead of 90 MB.
 func dsn(path string, o Options, read bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", defaultCacheKiB))
-	q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", defaultMmapBytes))
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if read {
 		q.Add("_pragma", "query_only(1)")

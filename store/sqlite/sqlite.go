@@ -10,7 +10,7 @@
 // nanoseconds, the trace id as a 16-byte BLOB, the service and an "alert"
 // flag for errors and WARN-or-above. Indexes serve "all records of one
 // trace" and "records, or alert records, in a time window, optionally of one
-// service". Reads go through the driver directly (read.go). Documents
+// service". Reads stream through a two-stage pipeline (scan.go). Documents
 // (runbooks, Slack message state) live in a second table keyed by (kind, id).
 // A counter table keeps the record count, so Stats is cheap.
 //
@@ -20,12 +20,17 @@
 // IMMEDIATE (so a writer waits on busy_timeout instead of failing on a lock
 // upgrade) and a read pool whose connections are query_only. Readers in WAL
 // mode never block the writer and see only committed transactions. Write
-// transactions are short: one batch, or one chunk of a retention delete.
+// transactions are short: the batches queued at one moment (group commit,
+// group.go, at most 50,000 records), or one chunk of a retention delete.
+// Another process holding the write lock is waited for up to BusyTimeout.
 //
 // Durability: synchronous=FULL by default, so a WriteBatch that returned
 // nil survives power loss as well as a crash of the process (the contract
-// says a 2xx means durable); it costs one fsync of the WAL per batch.
-// DurabilityProcess (synchronous=NORMAL) survives a process crash only.
+// says a 2xx means durable). It costs one fsync of the WAL per commit, which
+// group commit shares between concurrent batches; measured, FULL took about
+// 10% more CPU per 1000-record batch than NORMAL. DurabilityProcess
+// (synchronous=NORMAL) survives a crash of the process, not of the machine:
+// for bulk loads that can be repeated.
 //
 // # Schema versions
 //
@@ -67,8 +72,7 @@ const (
 	DefaultWindowLimit = 2_000_000
 	DefaultReaders     = 16
 	idleReaders        = 4
-	defaultCacheKiB    = 32 << 10  // page cache per connection
-	defaultMmapBytes   = 256 << 20 // memory-mapped reads per connection
+	defaultCacheKiB    = 32 << 10 // page cache per connection
 )
 
 // Options configure Open. The zero value is a read-write store with the

@@ -236,6 +236,9 @@ func TestZeroTimeAndClamping(t *testing.T) {
 			t.Errorf("the timeless record came back as %+v", r)
 		}
 	}
+	if n := count(t, db, odd); n != 1 {
+		t.Errorf("the trace with a non-canonical id has %d records, want 1", n)
+	}
 	first, last, err := db.Bounds(t.Context())
 	if err != nil || !first.Equal(now) || !last.Equal(now) {
 		t.Errorf("Bounds = %s, %s, %v; want both %s", first, last, err, now)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,21 @@ func fullRecords(t *testing.T, e *env) []schema.Record {
 			Type: schema.TypeLog, Time: e.at(5 * time.Second), Service: svc,
 			Severity: schema.SeverityFatal + 3, Body: "no trace id at all", Attrs: map[string]string{"a": "b"},
 		},
+		{
+			Type: schema.TypeLog, Time: e.at(6 * time.Second), TraceID: trace, Service: svc, Severity: schema.SeverityError,
+			Body:  "large: a stack trace\n" + strings.Repeat("\tat com.example.Service.method(Service.java:123)\n", 6000),
+			Attrs: manyAttrs(300),
+		},
 	}
+}
+
+// manyAttrs is a map of n attributes.
+func manyAttrs(n int) map[string]string {
+	m := make(map[string]string, n)
+	for i := range n {
+		m[fmt.Sprintf("attr.%03d", i)] = strings.Repeat("v", i)
+	}
+	return m
 }
 
 func testRoundTrip(t *testing.T, s store.Store, e *env) {

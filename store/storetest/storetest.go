@@ -5,6 +5,10 @@
 // Sub-tests do not depend on backend internals and do not assume a fresh
 // store: each uses its own trace ids, services and a time range of its own,
 // so a shared server (ClickHouse) can run the suite while holding other data.
+// A sub-test may delete records older than its own range (DeleteBefore), so
+// a shared store should not hold data a concurrent test needs.
+//
+// Synth generates realistic records for benchmarks of every backend.
 package storetest
 
 import (

@@ -1,0 +1,320 @@
+package rootcause
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// A unit of behaviour is one execution of a service's operation: a span, or,
+// for a service whose records in a trace belong to no span of its own, its
+// part of that trace (operation ""). Its events are the log statements it
+// wrote and the calls it made (child spans). Comparing how often an event
+// occurs per execution of the same operation in the baseline and in the
+// window (Nezha's P(event | operation)) finds what a service started or
+// stopped doing, and cancels the changes of traffic mix that raw counts of
+// log lines show.
+type opKey struct{ svc, op string }
+
+// opStat counts one operation's executions and, per event, the executions
+// in which it occurred.
+type opStat struct {
+	units  int
+	events map[string]int
+	// first is when an event was first seen (window only, for onset).
+	first map[string]time.Time
+}
+
+// Event kinds prefix the event's name.
+const (
+	evLog  = "log "
+	evCall = "call "
+)
+
+// addBehaviour accounts the units of one trace's records.
+func (p *period) addBehaviour(recs []schema.Record) {
+	type unit struct {
+		span int32 // index of the span in recs, or -1 for the loose part of svc
+		svc  string
+	}
+	spans := make(map[schema.SpanID]int32, len(recs)/2)
+	for i := range recs {
+		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" && r.Service != "" {
+			spans[r.SpanID] = int32(i)
+		}
+	}
+	// remote names, for a client span, the service of its first child
+	// span on another service.
+	var remote map[int32]string
+	for i := range recs {
+		r := &recs[i]
+		if pi, ok := spans[r.ParentSpanID]; ok && r.Type == schema.TypeSpan && r.ParentSpanID != "" &&
+			recs[pi].Service != r.Service && r.Service != "" {
+			if remote == nil {
+				remote = map[int32]string{}
+			}
+			if _, ok := remote[pi]; !ok {
+				remote[pi] = r.Service
+			}
+		}
+	}
+	callees := map[string]string{}
+	events := map[unit]map[string]time.Time{}
+	note := func(u unit, ev string, at time.Time) {
+		m := events[u]
+		if m == nil {
+			m = map[string]time.Time{}
+			events[u] = m
+		}
+		if t, ok := m[ev]; !ok || at.Before(t) {
+			m[ev] = at
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Service == "" {
+			continue
+		}
+		switch r.Type {
+		case schema.TypeSpan:
+			if _, ok := spans[r.SpanID]; ok {
+				if _, ok := events[unit{int32(i), r.Service}]; !ok {
+					events[unit{int32(i), r.Service}] = map[string]time.Time{}
+				}
+			}
+			if pi, ok := spans[r.ParentSpanID]; ok && r.ParentSpanID != "" {
+				ev := evCall + r.Service + " " + r.Name
+				note(unit{pi, recs[pi].Service}, ev, r.Time)
+				if c := calleeOf(r, recs[pi].Service, remote[int32(i)]); c != "" {
+					callees[ev] = c
+				}
+			}
+		case schema.TypeLog:
+			if si, ok := spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
+				note(unit{si, r.Service}, evLog+eventOf(r), r.Time)
+			} else {
+				note(unit{-1, r.Service}, evLog+eventOf(r), r.Time)
+			}
+		}
+	}
+	if p.ops == nil {
+		p.ops = map[opKey]*opStat{}
+		p.callees = map[string]string{}
+	}
+	for ev, c := range callees {
+		p.callees[ev] = c
+	}
+	for u, evs := range events {
+		k := opKey{svc: u.svc}
+		if u.span >= 0 {
+			k.op = recs[u.span].Name
+		}
+		st := p.ops[k]
+		if st == nil {
+			st = &opStat{events: map[string]int{}, first: map[string]time.Time{}}
+			p.ops[k] = st
+		}
+		st.units++
+		for ev, at := range evs {
+			st.events[ev]++
+			if t, ok := st.first[ev]; !ok || at.Before(t) {
+				st.first[ev] = at
+			}
+		}
+	}
+}
+
+// calleeOf is the service a child span c of a span of parent calls: its own
+// service when that is another, else the peer it names or the service of
+// its first child on another service; "" for work inside the service.
+func calleeOf(c *schema.Record, parent, remote string) string {
+	if c.Service != parent {
+		return c.Service
+	}
+	if peer := PeerOf(c); peer != "" && peer != parent {
+		return peer
+	}
+	return remote
+}
+
+// eventOf names the log statement that wrote r: its code location when the
+// line's header names one (logger#line as Java layouts print it, or
+// file.ext:line), since one statement writes many variants of a message;
+// else its template.
+func eventOf(r *schema.Record) string {
+	if loc := codeLocation(r.Body); loc != "" {
+		return loc
+	}
+	return templateOf(r)
+}
+
+// codeLocation finds a code location among the first words of a log line:
+// Name#123 (a logger or class and its line) or file.ext:123 (a source file
+// and line). It returns "" when there is none.
+func codeLocation(body string) string {
+	for i, w := range strings.Fields(body[:min(len(body), 160)]) {
+		if i >= 6 {
+			break
+		}
+		j := strings.LastIndexAny(w, "#:")
+		if j <= 0 || j == len(w)-1 || !isDigits(w[j+1:]) || !isLetter(w[0]) {
+			continue
+		}
+		if w[j] == '#' || hasSourceExt(w[:j]) {
+			return w
+		}
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+
+func hasSourceExt(name string) bool {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return false
+	}
+	switch name[i+1:] {
+	case "go", "py", "java", "kt", "scala", "js", "ts", "rb", "rs", "c", "cc", "cpp", "h", "cs", "php", "ex", "erl":
+		return true
+	}
+	return false
+}
+
+// behaviourShift is one event whose frequency per execution of an
+// operation changed between the baseline and the window.
+type behaviourShift struct {
+	key      opKey
+	event    string
+	pb, pw   float64 // share of executions with the event, baseline and window
+	units    int     // executions in the window
+	first    time.Time
+	strength float64
+}
+
+// Thresholds of a behaviour shift: enough executions on both sides, a
+// change in the share of executions of at least minShareShift, and a
+// two-proportion z score of at least minShiftZ.
+const (
+	minUnits      = 4
+	minShareShift = 0.3
+	minShiftZ     = 3.0
+)
+
+// behaviourShifts lists the significant shifts of svc's operations, the
+// strongest first.
+//
+// A call that appeared or stopped says something about svc only when the
+// service it calls kept serving as usual: callers stop calling a dependency
+// whose breaker opened, and that is the dependency's failure, not theirs.
+func behaviourShifts(w, b *period, svc string) []behaviourShift {
+	if w.shifts == nil {
+		w.shifts = map[string][]behaviourShift{}
+	}
+	if out, ok := w.shifts[svc]; ok {
+		return out
+	}
+	w.shifts[svc] = nil // a cycle of calls back to svc finds no shifts
+	out := findShifts(w, b, svc)
+	w.shifts[svc] = out
+	return out
+}
+
+func findShifts(w, b *period, svc string) []behaviourShift {
+	var out []behaviourShift
+	for k, ws := range w.ops {
+		if k.svc != svc {
+			continue
+		}
+		bs := b.ops[k]
+		if bs == nil || bs.units < minUnits || ws.units < minUnits {
+			continue
+		}
+		for _, ev := range unionKeys(ws.events, bs.events) {
+			cb, cw := bs.events[ev], ws.events[ev]
+			pb, pw := float64(cb)/float64(bs.units), float64(cw)/float64(ws.units)
+			d := pw - pb
+			if math.Abs(d) < minShareShift {
+				continue
+			}
+			p := float64(cb+cw) / float64(bs.units+ws.units)
+			se := math.Sqrt(p * (1 - p) * (1/float64(bs.units) + 1/float64(ws.units)))
+			if se == 0 || math.Abs(d)/se < minShiftZ {
+				continue
+			}
+			if c := w.callees[ev]; c == "" && strings.HasPrefix(ev, evCall) {
+				c = b.callees[ev]
+				if c != "" && c != svc && !keptServing(w, b, c) {
+					continue
+				}
+			} else if c != "" && c != svc && !keptServing(w, b, c) {
+				continue
+			}
+			out = append(out, behaviourShift{key: k, event: ev, pb: pb, pw: pw, units: ws.units,
+				first: ws.first[ev], strength: math.Abs(d)})
+		}
+	}
+	slices.SortFunc(out, func(a, b behaviourShift) int {
+		return cmp.Or(cmp.Compare(b.strength, a.strength), cmp.Compare(a.key.op, b.key.op), cmp.Compare(a.event, b.event))
+	})
+	return out
+}
+
+func unionKeys(a, b map[string]int) []string {
+	m := make(map[string]int, len(a)+len(b))
+	for k := range a {
+		m[k] = 1
+	}
+	for k := range b {
+		m[k] = 1
+	}
+	return sortedKeys(m)
+}
+
+func scoreBehaviour(in *inputs, s *scored) {
+	if in.base.records == 0 {
+		return
+	}
+	shifts := behaviourShifts(in.win, in.base, s.service)
+	if len(shifts) == 0 {
+		return
+	}
+	top := shifts[0]
+	if top.pw > top.pb {
+		s.note(top.first)
+	} else {
+		s.anomalous = true
+	}
+	op := top.key.op
+	if op == "" {
+		op = "its traces"
+	}
+	verb := "stopped"
+	if top.pw > top.pb {
+		verb = "started"
+	}
+	s.add("behaviour", wBehaviour*top.strength,
+		fmt.Sprintf("%s %s: in %.0f%% of %d executions of %s, against %.0f%% in the %s (%d such changes)",
+			verb, describeEvent(top.event), 100*top.pw, top.units, quoteCut(op, 60), 100*top.pb, in.baseLabel(), len(shifts)))
+}
+
+func describeEvent(ev string) string {
+	if s, ok := strings.CutPrefix(ev, evCall); ok {
+		return "calling " + quoteCut(s, 60)
+	}
+	return "logging " + quoteCut(strings.TrimPrefix(ev, evLog), 60)
+}
