@@ -122,4 +122,3 @@ func services(rep *rootcause.Report) []string {
 	}
 	return out
 }
-

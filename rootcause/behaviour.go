@@ -215,6 +215,8 @@ const (
 	minShiftZ     = 3.0
 )
 
+var callsOwnOnly = true
+
 // behaviourShifts lists the significant shifts of svc's operations, the
 // strongest first.
 //
@@ -256,12 +258,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			if se == 0 || math.Abs(d)/se < minShiftZ {
 				continue
 			}
-			if c := w.callees[ev]; c == "" && strings.HasPrefix(ev, evCall) {
-				c = b.callees[ev]
-				if c != "" && c != svc && !keptServing(w, b, c) {
-					continue
-				}
-			} else if c != "" && c != svc && !keptServing(w, b, c) {
+			if c := cmp.Or(w.callees[ev], b.callees[ev]); c != "" && c != svc && (callsOwnOnly || !keptServing(w, b, c)) {
 				continue
 			}
 			out = append(out, behaviourShift{key: k, event: ev, pb: pb, pw: pw, units: ws.units,
