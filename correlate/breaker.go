@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -21,8 +22,6 @@ type WindowStore interface {
 	Store
 	WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error]
 }
-
-const debugBreaker = false
 
 // Limits of following an open breaker across traces.
 const (
@@ -77,41 +76,39 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 }
 
 // tripping analyses the latest traces before lead.at in which lead.dep
-// logged an error or a failure signal, and returns the suspect most of
-// them name, how many did, of how many, one example trace, and the lead
-// of the winner when it is itself a silent breaker dependency.
+// failed (or, when it left no failure, in which a caller's call to it
+// failed), and returns the suspect most of them name, how many did, of
+// how many, one example trace, and the lead of the winner when it is
+// itself a silent breaker dependency.
 func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options,
 	seen map[schema.TraceID]bool) (string, int, int, schema.TraceID, *breakerLead) {
-	ids := trippingTraces(ctx, st, lead, seen)
+	hits := trippingTraces(ctx, st, lead, seen)
 	votes := map[string]int{}
 	var order []string
 	examples := map[string]schema.TraceID{}
 	leads := map[string]*breakerLead{}
 	total := 0
-	for _, id := range ids {
+	for _, h := range hits {
 		if total == breakerTraces {
 			break
 		}
-		seen[id] = true
+		seen[h.id] = true
 		var recs []schema.Record
-		for r, err := range st.TraceRecords(ctx, id, DefaultRecordLimit) {
+		for r, err := range st.TraceRecords(ctx, h.id, DefaultRecordLimit) {
 			if err != nil {
 				break
 			}
 			recs = append(recs, r)
 		}
-		if debugBreaker {
-			println("DBG trip", lead.dep, string(id), len(recs))
-		}
 		r := AnalyzeRecords(recs, Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance,
-			SkipTimeline: true, suspectFrom: lead.dep})
+			SkipTimeline: true, suspectFrom: h.from})
 		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
 			continue
 		}
 		s := r.Suspect.Service
 		if votes[s] == 0 {
 			order = append(order, s)
-			examples[s] = id
+			examples[s] = h.id
 			leads[s] = r.lead
 		}
 		votes[s]++
@@ -129,40 +126,44 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	return best, votes[best], total, examples[best], leads[best]
 }
 
-// trippingTraces lists up to breakerTraces traces, latest first, in which
-// lead.dep logged an error or a failure signal in the lookback before
-// lead.at, leaving out those already seen.
-func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) []schema.TraceID {
+// traceHit is a trace in which a dependency failed, when, and the
+// service whose failure to start the suspect walk from.
+type traceHit struct {
+	id   schema.TraceID
+	at   time.Time
+	from string
+}
+
+// trippingTraces lists up to breakerCandidates traces, latest first, in
+// which lead.dep failed in the lookback before lead.at, leaving out those
+// already seen. When the dependency's own records show no failure (it
+// logs nothing, or its lines carry no service field, or the breaker's
+// name is short for it), the failures of every service in a shorter
+// window that are of the dependency or of calls to it count.
+func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) []traceHit {
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
 	hits := causeHits(ctx, st, q, lead.dep, seen)
 	if len(hits) == 0 {
-		// Lines shipped without a service field name it only in their
-		// text: read every service's errors of a shorter window.
 		q.Service, q.From, q.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
 		hits = causeHits(ctx, st, q, lead.dep, seen)
 	}
 	slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
-	var ids []schema.TraceID
+	out := hits[:0]
 	for _, h := range hits {
-		if !slices.Contains(ids, h.id) {
-			ids = append(ids, h.id)
-			if len(ids) == breakerCandidates {
+		if !slices.ContainsFunc(out, func(o traceHit) bool { return o.id == h.id }) {
+			out = append(out, h)
+			if len(out) == breakerCandidates {
 				break
 			}
 		}
 	}
-	return ids
+	return out
 }
 
-// traceHit is one record of a trace in which a dependency failed.
-type traceHit struct {
-	id schema.TraceID
-	at time.Time
-}
-
-// causeHits reads the records of q that are failures of service dep
-// other than an open breaker's fast failure, in traces not yet seen.
+// causeHits reads the records of q that are failures of service dep, or
+// of calls to it, other than fast failures (an open breaker, a full
+// bulkhead), in traces not yet seen.
 func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep string,
 	seen map[schema.TraceID]bool) []traceHit {
 	var hits []traceHit
@@ -170,18 +171,56 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if err != nil {
 			break
 		}
-		if r.TraceID == "" || seen[r.TraceID] || serviceOf(&r) != dep {
+		if r.TraceID == "" || seen[r.TraceID] {
 			continue
 		}
-		// A fast failure of the open breaker says nothing of why it opened,
-		// nor does the failed status of the span serving the request.
+		// The failed status of the span serving a request says nothing of
+		// why it failed; a client span's peer does.
 		if r.Type == schema.TypeSpan && hintFromAttrs(&r) == "" {
 			continue
 		}
-		if k := Classify(&r); isFastFailure(k) || (!r.IsError() && k == "") {
+		svc := serviceOf(&r)
+		if svc == "" {
 			continue
 		}
-		hits = append(hits, traceHit{r.TraceID, r.Time})
+		k, hint := classifyWithHint(&r, true)
+		if isFastFailure(k) || k == "" {
+			continue
+		}
+		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(hint, dep)) {
+			continue
+		}
+		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc})
 	}
 	return hits
+}
+
+// sameService reports whether two names denote one service, by the rules
+// of resolveHint: any case, letters and digits only, the first DNS label,
+// or one a prefix of the other of at least four letters
+// ("shipping" and "shipping-service").
+func sameService(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	la, lb := firstLabel(a), firstLabel(b)
+	na, nb := alnum(la), alnum(lb)
+	if na == "" || nb == "" {
+		return false
+	}
+	if na == nb {
+		return true
+	}
+	short, long := na, nb
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return len(short) >= 4 && strings.HasPrefix(long, short)
+}
+
+func firstLabel(s string) string {
+	if i := strings.IndexByte(s, '.'); i > 0 && !isIPv4(s) {
+		return s[:i]
+	}
+	return s
 }

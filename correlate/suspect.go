@@ -86,6 +86,13 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
 			name, e.class, tgt, via))
 		return nil, t.svcs[ti].firstError
+	case ti >= 0 && t.svcs[ti].firstSignal >= 0 && t.ents[t.svcs[ti].firstSignal].class.PointsElsewhere():
+		// The callee only warned, and its warning is itself a symptom (its
+		// own breaker open, its own calls timing out): follow it.
+		sig := t.svcs[ti].firstSignal
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals",
+			name, e.class, tgt, via, t.ents[sig].class))
+		return nil, sig
 	case ti >= 0 && t.svcs[ti].firstSignal >= 0:
 		sig := t.svcs[ti].firstSignal
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals: %s",

@@ -57,13 +57,28 @@ func hintFromText(l *lowered) string {
 			return h
 		}
 		if tok := nameToken(rest); tok != "" {
-			return tok
+			return preferNamedHost(l, tok)
 		}
 	}
 	if i := l.index("://"); i >= 0 {
 		return hostAfterScheme(l.s[i:min(len(l.s), i+200)])
 	}
 	return ""
+}
+
+// preferNamedHost replaces a bare IP address a marker gave ("dial tcp
+// 10.0.0.7:8080") with the host name of a URL in the same text, which
+// names the service the address belongs to.
+func preferNamedHost(l *lowered, tok string) string {
+	if !isIPv4(tok) {
+		return tok
+	}
+	if i := l.index("://"); i >= 0 {
+		if h := hostAfterScheme(l.s[i:min(len(l.s), i+200)]); h != "" && !isIPv4(h) {
+			return h
+		}
+	}
+	return tok
 }
 
 // urlNear reports whether a URL starts within the first bytes of b

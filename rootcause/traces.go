@@ -93,7 +93,7 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 		votes = append(votes, newVote(res, entryOf(recs), novelty(w, b, res.Origin.Service, res.Origin.Signature)))
 	})
 	for i := range votes {
-		if v := &votes[i]; v.target != v.origin.Service && keptServing(w, b, v.target) {
+		if v := &votes[i]; false && v.target != v.origin.Service && keptServing(w, b, v.target) {
 			v.discredited = v.target
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/faultline/faultline/store/clickhouse"
 	"github.com/faultline/faultline/store/sqlite"
 )
 
@@ -53,7 +54,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (Store, error) {
 		}
 		return openSQLite(ctx, path, opts)
 	case "clickhouse":
-		return nil, openErr(rawURL, fmt.Errorf("%w: ClickHouse support is not built into this binary yet", ErrUnsupported))
+		return openClickHouse(ctx, rawURL, opts)
 	default:
 		return nil, openErr(rawURL, fmt.Errorf("%w: unknown scheme %q (give a file path or a clickhouse:// URL)", ErrUnsupported, scheme))
 	}
@@ -71,6 +72,16 @@ func openSQLite(ctx context.Context, path string, opts Options) (Store, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// openClickHouse opens a ClickHouse server; clickhouse.Open's errors
+// already read "cannot open store URL: ...".
+func openClickHouse(ctx context.Context, rawURL string, opts Options) (Store, error) {
+	s, err := clickhouse.Open(ctx, rawURL, clickhouse.Options{ReadOnly: opts.ReadOnly, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // splitScheme returns the URL scheme of s, lowercased, when s starts with

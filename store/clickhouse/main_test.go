@@ -24,7 +24,11 @@ var (
 // front is the chDB front shared by every test of this binary.
 var front *chtest.Front
 
-func TestMain(m *testing.M) { os.Exit(chtest.Main(m, &front)) }
+func TestMain(m *testing.M) {
+	code := chtest.Main(m, &front)
+	cleanupBench()
+	os.Exit(code)
+}
 
 // openStore opens a store on url and closes it when t ends.
 func openStore(t testing.TB, url string, opts clickhouse.Options) *clickhouse.Store {
