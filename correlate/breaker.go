@@ -47,8 +47,9 @@ const (
 // across traces: the protected dependency, silent in this trace, and when
 // the breaker refused the call.
 type breakerLead struct {
-	dep string
-	at  time.Time
+	dep   string
+	at    time.Time
+	named bool // the failure named dep; else dep is the failing service itself
 }
 
 // followBreaker resolves a suspect that is only the silent dependency of
@@ -58,9 +59,14 @@ type breakerLead struct {
 // tripping traces point at, and keeps the dependency when none is found.
 func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Options) {
 	seen := map[schema.TraceID]bool{res.TraceID: true}
+	var followed []string
 	for depth := 0; depth < breakerDepth && res.lead != nil && res.Suspect != nil; depth++ {
 		lead := res.lead
 		res.lead = nil
+		if slices.ContainsFunc(followed, func(d string) bool { return sameService(d, lead.dep) }) {
+			return // the tripping traces name the same silent dependency
+		}
+		followed = append(followed, lead.dep)
 		got, n, of, example, next := tripping(ctx, st, lead, opts, seen)
 		if got == "" {
 			return
@@ -106,6 +112,17 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			continue
 		}
 		s := r.Suspect.Service
+		if k := slices.IndexFunc(order, func(o string) bool { return sameService(o, s) }); k >= 0 && order[k] != s {
+			// One dependency under two names (a breaker's short name and
+			// the peer's service name): count it once, by the longer name.
+			if len(s) > len(order[k]) {
+				votes[s], examples[s], leads[s] = votes[order[k]], examples[order[k]], leads[order[k]]
+				delete(votes, order[k])
+				order[k] = s
+			} else {
+				s = order[k]
+			}
+		}
 		if votes[s] == 0 {
 			order = append(order, s)
 			examples[s] = h.id
@@ -120,7 +137,9 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			best = s
 		}
 	}
-	if best == "" {
+	// A breaker that named its dependency keeps it as the suspect unless
+	// most tripping traces point elsewhere.
+	if best == "" || lead.named && 2*votes[best] <= total {
 		return "", 0, 0, "", nil
 	}
 	return best, votes[best], total, examples[best], leads[best]

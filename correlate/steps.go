@@ -37,7 +37,27 @@ func classifyRecords(t *Trace) {
 		t.fails = append(t.fails, f)
 		markNode(t, e)
 	}
+	unifyTargets(t)
 	markFailedSubtrees(t)
+}
+
+// unifyTargets gives one name to a dependency outside the trace that
+// failures name differently: a breaker's short name in a message
+// ("shipping") takes the peer.service of a call to it ("shipping-service").
+func unifyTargets(t *Trace) {
+	for i := range t.fails {
+		f := &t.fails[i]
+		if f.via != viaText || f.target == "" || t.findService(f.target) >= 0 {
+			continue
+		}
+		for j := range t.fails {
+			g := &t.fails[j]
+			if g.via == viaAttribute && g.target != f.target && sameService(g.target, f.target) {
+				f.target = g.target
+				break
+			}
+		}
+	}
 }
 
 // markFailedSubtrees sets subFailed on every node with an error in its

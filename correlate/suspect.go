@@ -26,11 +26,12 @@ func findSuspect(t *Trace) {
 		}
 		why = append(why, fmt.Sprintf("no error; %s signalled %s first", t.svcs[t.ents[cur].svc].name, t.ents[cur].class))
 	}
-	if cur >= 0 && contained(t, cur) {
+	if cur >= 0 && incidental(t, cur) {
 		// An error inside a request that still succeeded (a metrics flush
-		// failing, a handled cache miss) is not what failed the trace.
+		// failing, a handled cache miss), or one nothing else in the trace
+		// failed because of, is not what failed the trace.
 		for _, i := range t.events {
-			if !contained(t, i) {
+			if !incidental(t, i) {
 				cur = i
 				break
 			}
@@ -38,7 +39,7 @@ func findSuspect(t *Trace) {
 	}
 	if t.opts.suspectFrom != "" {
 		e := firstCause(t, t.opts.suspectFrom)
-		if e < 0 || isFastFailure(t.ents[e].class) {
+		if e < 0 || !telling(t, e) {
 			t.res.fastOnly = true
 			return
 		}
@@ -102,7 +103,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
 			name, e.class, tgt, via, silence(ti)))
 		if isFastFailure(e.class) {
-			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur)}
+			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur), named: true}
 		}
 		return &Suspect{Service: tgt, Kind: e.class}, -1
 	}
@@ -146,26 +147,40 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	return nil
 }
 
-// firstCause is the first error of service name that is not the fast
-// failure of an open breaker or a full bulkhead, else its first such
-// failure signal (a retry of a timed-out call), else its first error; -1
-// when it has none.
+// firstCause is the first telling error of service name (not the fast
+// failure of an open breaker or a full bulkhead, not a bare status), else
+// its first telling failure signal (a retry of a timed-out call), else
+// its first error; -1 when it has none.
 func firstCause(t *Trace, name string) int32 {
 	s := t.findService(name)
 	if s < 0 {
 		return -1
 	}
 	for _, i := range t.events {
-		if t.ents[i].svc == s && !isFastFailure(t.ents[i].class) {
+		if t.ents[i].svc == s && telling(t, i) {
 			return i
 		}
 	}
 	for _, i := range t.order {
-		if e := &t.ents[i]; e.svc == s && e.failure == failSignal && !isFastFailure(e.class) {
+		if e := &t.ents[i]; e.svc == s && e.failure == failSignal && telling(t, i) {
 			return i
 		}
 	}
 	return t.svcs[s].firstError
+}
+
+// telling reports whether a failure says why its service failed: not a
+// fast failure, and not a bare status ("503", an access-log line) that
+// names no callee.
+func telling(t *Trace, i int32) bool {
+	switch t.ents[i].class {
+	case schema.KindCircuitOpen, schema.KindBulkheadFull:
+		return false
+	case schema.KindUnknown, schema.KindTransient:
+		tgt, _ := pointer(t, i)
+		return tgt != "" && tgt != t.svcs[t.ents[i].svc].name
+	}
+	return true
 }
 
 // callerOf reports whether entry i is of a service that called, directly
@@ -197,8 +212,13 @@ func firstSignal(t *Trace) int32 {
 
 // contained reports whether an error happened inside a request its
 // service still answered successfully: the span where the service took
-// the request has neither an error status nor a failing status code.
+// the request has neither an error status nor a failing HTTP status. A
+// failed call to a loopback address (a local metrics or log agent) counts
+// as contained too.
 func contained(t *Trace, e int32) bool {
+	if tgt, _ := t.hint(e); isLoopback(tgt) || mentionsLoopback(messageOf(t.rec(e))) {
+		return true // a local agent (metrics, logs) the request did not need
+	}
 	n := t.ents[e].node
 	if n < 0 {
 		return false
@@ -211,6 +231,50 @@ func contained(t *Trace, e int32) bool {
 	if r.Type != schema.TypeSpan || r.IsError() {
 		return false
 	}
-	code := httpStatus(r)
-	return code > 0 && code < 400
+	return httpStatus(r) < 400
+}
+
+func isLoopback(h string) bool {
+	return h == "localhost" || strings.HasPrefix(h, "127.") && isIPv4(h) || h == "::1"
+}
+
+func mentionsLoopback(s string) bool {
+	return strings.Contains(s, " 127.0.0.1:") || strings.Contains(s, "//localhost:") ||
+		strings.Contains(s, " localhost:")
+}
+
+// incidental reports whether an error is contained, or is an error that
+// does not propagate by its kind (unknown, deterministic, auth, not
+// found) which no failure of another service points at and whose
+// caller's span around the call did not fail.
+func incidental(t *Trace, e int32) bool {
+	if contained(t, e) {
+		return true
+	}
+	switch t.ents[e].class {
+	case schema.KindUnknown, schema.KindDeterministic, schema.KindAuth, schema.KindNotFound:
+	default:
+		return false
+	}
+	own := t.ents[e].svc
+	name := t.svcs[own].name
+	if n := t.ents[e].node; n >= 0 {
+		// The caller's span around the call: failed, it failed with it.
+		p := t.nodes[n].parent
+		for p >= 0 && t.nodes[p].svc == own {
+			p = t.nodes[p].parent
+		}
+		if p >= 0 && t.nodes[p].failed {
+			return false
+		}
+	}
+	for _, i := range t.events {
+		if t.ents[i].svc == own {
+			continue
+		}
+		if tgt, _ := pointer(t, i); tgt == name {
+			return false
+		}
+	}
+	return true
 }

@@ -47,6 +47,9 @@ func hintFromText(l *lowered) string {
 		"bulkhead '", "bulkhead \"", "calling ", "call to ", "request to ", "requesting ",
 		"connect to ", "connecting to ", "connection to ", "invoking ", "upstream ",
 		"dial tcp ", "econnrefused ",
+		// "unexpected status 503 Service Unavailable from payment"
+		"internal server error from ", "service unavailable from ", "bad gateway from ",
+		"gateway timeout from ", "too many requests from ", "not found from ", "bad request from ",
 	} {
 		i := l.index(m)
 		if i < 0 {
@@ -167,7 +170,28 @@ func resolveHint(t *Trace, hint string) string {
 	if best != "" {
 		return best
 	}
-	return hint
+	return externalName(hint)
+}
+
+// externalName names a dependency outside the trace by its host: the
+// first label of a DNS name that is not a generic one, so that
+// "api.email-provider.example.com" is email-provider and
+// "payment.default.svc.cluster.local" is payment. Addresses and plain
+// names are kept.
+func externalName(host string) string {
+	if strings.IndexByte(host, '.') < 0 || isIPv4(host) {
+		return host
+	}
+	labels := strings.Split(host, ".")
+	for _, l := range labels[:len(labels)-1] { // never the top-level domain
+		switch l {
+		case "", "api", "www", "rest", "svc", "service", "services", "internal", "default",
+			"cluster", "local", "gateway", "edge", "prod", "production", "eu", "us":
+			continue
+		}
+		return l
+	}
+	return host
 }
 
 // alnum lowercases s and drops everything but letters and digits.
@@ -275,8 +299,14 @@ func calleeNode(t *Trace, e int32) int32 {
 		// a name the failure itself gives (the peer of a failed call): the
 		// name wins.
 		bn := &t.nodes[best]
-		if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name && !bn.subFailed && !bn.signal {
-			return -1
+		if !bn.subFailed && !bn.signal {
+			if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name {
+				return -1
+			}
+			// Only a timeout blames a callee that answered: it was slow.
+			if k := t.ents[e].class; k != schema.KindTimeout && k != schema.KindDependencyTimeout {
+				return -1
+			}
 		}
 	}
 	return best

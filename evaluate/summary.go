@@ -7,11 +7,12 @@ import (
 
 // Summary is the document `analyze eval --json` prints.
 type Summary struct {
-	Cases          int                `json:"cases"`
-	AC             map[string]float64 `json:"ac"`
-	Avg5           float64            `json:"avg5"`
-	OriginAccuracy float64            `json:"origin_accuracy"`
-	PerCase        []CaseResult       `json:"per_case"`
+	Cases int                `json:"cases"`
+	AC    map[string]float64 `json:"ac"`
+	Avg5  float64            `json:"avg5"`
+	// OriginAccuracy is null when no case labels its failing traces.
+	OriginAccuracy *float64     `json:"origin_accuracy"`
+	PerCase        []CaseResult `json:"per_case"`
 	// PerFault breaks AC@1/3/5 down by fault type (or kind).
 	PerFault map[string]FaultScore `json:"per_fault,omitempty"`
 }
@@ -59,7 +60,8 @@ func Summarize(results []CaseResult) *Summary {
 		s.PerFault[g] = FaultScore{Cases: len(rs), AC1: acAt(rs, 1), AC3: acAt(rs, 3), AC5: acAt(rs, 5)}
 	}
 	if checked > 0 {
-		s.OriginAccuracy = float64(right) / float64(checked)
+		v := float64(right) / float64(checked)
+		s.OriginAccuracy = &v
 	}
 	slices.SortFunc(s.PerCase, func(a, b CaseResult) int { return cmp.Compare(a.Case, b.Case) })
 	return s

@@ -23,13 +23,13 @@ func TestSummarize(t *testing.T) {
 	if math.Abs(s.Avg5-0.45) > 1e-9 {
 		t.Errorf("Avg@5 = %v, want 0.45", s.Avg5)
 	}
-	if s.OriginAccuracy != 0.7 {
+	if s.OriginAccuracy == nil || *s.OriginAccuracy != 0.7 {
 		t.Errorf("origin accuracy = %v, want 0.7", s.OriginAccuracy)
 	}
 	if f := s.PerFault["x"]; f.Cases != 2 || f.AC1 != 0.5 || f.AC3 != 1 {
 		t.Errorf("per fault x = %+v", f)
 	}
-	if s := Summarize(nil); s.Cases != 0 || s.Avg5 != 0 {
+	if s := Summarize(nil); s.Cases != 0 || s.Avg5 != 0 || s.OriginAccuracy != nil {
 		t.Errorf("empty summary = %+v", s)
 	}
 }

@@ -49,7 +49,8 @@ func aliasOf(key string) (field, int) {
 		return fieldMessage, 0
 	case "text", "log", "event", "short_message", "@mt", "full_message":
 		return fieldMessage, 1
-	case "service", "service.name", "service_name", "servicename", "dd.service", "resource.service.name":
+	case "service", "service.name", "service_name", "servicename", "dd.service", "resource.service.name",
+		"otelservicename", "resource.attributes.service.name", "otel.service.name":
 		return fieldService, 0
 	case "app", "application", "app_name", "appname", "application_name", "component":
 		return fieldService, 1

@@ -61,7 +61,11 @@ func (dc *Decoder) TextLines(data []byte, sink RecordSink) {
 }
 
 // JSONLine decodes one JSON object line.
-func (dc *Decoder) JSONLine(line []byte, sink RecordSink) {
+func (dc *Decoder) JSONLine(line []byte, sink RecordSink) { dc.jsonLine(line, "", sink) }
+
+// jsonLine decodes one JSON object line; service names the service when
+// the record names none ("" = no fallback).
+func (dc *Decoder) jsonLine(line []byte, service string, sink RecordSink) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return
@@ -78,11 +82,16 @@ func (dc *Decoder) JSONLine(line []byte, sink RecordSink) {
 	if !d.has[fieldMessage] {
 		d.setIfAbsent(fieldMessage, "message", string(line))
 	}
+	d.setIfAbsent(fieldService, "service", service)
 	dc.emit(&d, time.Time{}, sink)
 }
 
 // TextLine decodes one plain text line (or a JSON object line).
-func (dc *Decoder) TextLine(line []byte, sink RecordSink) {
+func (dc *Decoder) TextLine(line []byte, sink RecordSink) { dc.textLine(line, "", sink) }
+
+// textLine decodes one plain text line; service names the service when
+// the record names none ("" = no fallback).
+func (dc *Decoder) textLine(line []byte, service string, sink RecordSink) {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -93,12 +102,14 @@ func (dc *Decoder) TextLine(line []byte, sink RecordSink) {
 	}
 	var d detected
 	dc.detectLine(string(line), &d)
+	d.setIfAbsent(fieldService, "service", service)
 	dc.emit(&d, time.Time{}, sink)
 }
 
 // detectLine fills d from a log line of unknown shape: a JSON object, a
 // logfmt line, or text searched with the text patterns. The message is the
-// JSON or logfmt message field, else the whole line.
+// JSON or logfmt message field, else the line without the header parsed
+// into fields (see header.go).
 func (dc *Decoder) detectLine(line string, d *detected) {
 	if t := strings.TrimSpace(line); len(t) > 1 && t[0] == '{' && t[len(t)-1] == '}' {
 		var j detected
@@ -113,7 +124,9 @@ func (dc *Decoder) detectLine(line string, d *detected) {
 		return
 	}
 	dc.text.detect(line, d)
-	d.setIfAbsent(fieldMessage, "message", line)
+	if !d.has[fieldMessage] {
+		d.setIfAbsent(fieldMessage, "message", stripHeader(line, d))
+	}
 	if !d.has[fieldTime] {
 		if ts := leadingTime(line); ts != "" {
 			d.setIfAbsent(fieldTime, "time", ts)

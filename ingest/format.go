@@ -49,6 +49,13 @@ func (f Format) isBodyFormat() bool {
 // DecodeLine decodes one line of a file in format f into sink. For body
 // formats a line that cannot be read at all counts as one bad_json reject.
 func (dc *Decoder) DecodeLine(f Format, line []byte, sink RecordSink) {
+	dc.decodeLine(f, line, "", sink)
+}
+
+// decodeLine is DecodeLine with a fallback service for the records of
+// plain-text and JSON-lines files that name none (OTLP and Loki bodies
+// carry their own).
+func (dc *Decoder) decodeLine(f Format, line []byte, service string, sink RecordSink) {
 	var err error
 	switch f {
 	case FormatOTLPLogs:
@@ -58,9 +65,9 @@ func (dc *Decoder) DecodeLine(f Format, line []byte, sink RecordSink) {
 	case FormatLokiJSON:
 		err = dc.LokiJSON(line, sink)
 	case FormatJSONLines:
-		dc.JSONLine(line, sink)
+		dc.jsonLine(line, service, sink)
 	case FormatText:
-		dc.TextLine(line, sink)
+		dc.textLine(line, service, sink)
 	default:
 		err = fmt.Errorf("unknown format %q", f)
 	}

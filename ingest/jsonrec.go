@@ -1,9 +1,9 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // errNotObject is returned for JSON that is valid but not an object.
@@ -12,61 +12,159 @@ var errNotObject = errors.New("not a JSON object")
 // detectJSON parses one JSON object and routes its fields through the alias
 // table: nested objects are flattened to dotted keys (up to maxDepth, deeper
 // values are kept as JSON text), arrays are kept as JSON text, numbers keep
-// their exact text, nulls are dropped.
+// their exact text, nulls are dropped. Keys are routed in the order written.
+//
+// It checks the line with json.Valid, then walks it with a small scanner
+// that takes keys and values as substrings of one string copy of the line:
+// no map and no allocation per field (only escaped strings are decoded by
+// encoding/json).
 func detectJSON(line []byte, maxDepth int, d *detected) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return err
+	if !json.Valid(line) {
+		return errBadJSON
 	}
-	if m == nil {
-		return errNotObject
-	}
-	return flattenRaw(d, "", m, maxDepth)
+	return scanJSONObject(string(line), maxDepth, d.set)
 }
 
-func flattenRaw(d *detected, prefix string, m map[string]json.RawMessage, depth int) error {
-	for k, raw := range m {
-		key := k
-		if prefix != "" {
-			key = prefix + "." + k
+// scanJSONObject walks the valid JSON text s, which must be an object, and
+// calls emit for each flattened key and value in the order written.
+func scanJSONObject(s string, maxDepth int, emit func(k, v string)) error {
+	sc := jsonScanner{s: s, emit: emit}
+	sc.ws()
+	if sc.i >= len(sc.s) || sc.s[sc.i] != '{' {
+		return errNotObject
+	}
+	return sc.object("", maxDepth)
+}
+
+var errBadJSON = errors.New("invalid JSON")
+
+// jsonScanner walks JSON text that json.Valid accepted.
+type jsonScanner struct {
+	s    string
+	i    int
+	emit func(k, v string)
+}
+
+func (sc *jsonScanner) ws() {
+	for sc.i < len(sc.s) {
+		switch sc.s[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
 		}
-		if len(raw) > 0 && raw[0] == '{' && depth > 1 {
-			var sub map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &sub); err != nil {
-				return err
-			}
-			if err := flattenRaw(d, key, sub, depth-1); err != nil {
-				return err
-			}
-			continue
-		}
-		s, ok, err := rawString(raw)
+	}
+}
+
+// object reads the object at sc.i, keys prefixed with prefix.
+func (sc *jsonScanner) object(prefix string, depth int) error {
+	sc.i++ // '{'
+	sc.ws()
+	if sc.s[sc.i] == '}' {
+		sc.i++
+		return nil
+	}
+	for {
+		k, err := sc.str()
 		if err != nil {
 			return err
 		}
-		if ok {
-			d.set(key, s)
+		if prefix != "" {
+			k = prefix + "." + k
 		}
+		sc.ws()
+		sc.i++ // ':'
+		sc.ws()
+		switch c := sc.s[sc.i]; {
+		case c == '{' && depth > 1:
+			if err := sc.object(k, depth-1); err != nil {
+				return err
+			}
+		case c == '"':
+			v, err := sc.str()
+			if err != nil {
+				return err
+			}
+			sc.emit(k, v)
+		case c == 'n': // null
+			sc.i += 4
+		default:
+			start := sc.i
+			sc.skip()
+			sc.emit(k, sc.s[start:sc.i])
+		}
+		sc.ws()
+		if sc.s[sc.i] == '}' {
+			sc.i++
+			return nil
+		}
+		sc.i++ // ','
+		sc.ws()
 	}
-	return nil
 }
 
-// rawString renders one JSON value as an attribute string: a string
-// unquoted, a number as written, anything else as its JSON text. It
-// reports false for null.
-func rawString(raw json.RawMessage) (string, bool, error) {
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return "", false, nil
-	case raw[0] == '"':
-		if bytes.IndexByte(raw, '\\') < 0 {
-			return string(raw[1 : len(raw)-1]), true, nil
-		}
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err == nil, err
+// str reads the string at sc.i: a substring when it has no escapes and is
+// valid UTF-8, else decoded by encoding/json (invalid bytes become U+FFFD).
+func (sc *jsonScanner) str() (string, error) {
+	start := sc.i + 1
+	j, hi := start, byte(0)
+	for j < len(sc.s) && sc.s[j] != '"' && sc.s[j] != '\\' {
+		hi |= sc.s[j]
+		j++
 	}
-	return string(raw), true, nil
+	if j < len(sc.s) && sc.s[j] == '"' && (hi < utf8.RuneSelf || utf8.ValidString(sc.s[start:j])) {
+		sc.i = j + 1
+		return sc.s[start:j], nil
+	}
+	sc.skipString()
+	var v string
+	err := json.Unmarshal([]byte(sc.s[start-1:sc.i]), &v)
+	return v, err
+}
+
+// skipString moves past the string at sc.i.
+func (sc *jsonScanner) skipString() {
+	j := sc.i + 1
+	for j < len(sc.s) && sc.s[j] != '"' {
+		if sc.s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	sc.i = j + 1
+}
+
+// skip moves past the value at sc.i (kept as its JSON text by the caller).
+func (sc *jsonScanner) skip() {
+	switch sc.s[sc.i] {
+	case '"':
+		sc.skipString()
+	case '{', '[':
+		depth := 0
+		for sc.i < len(sc.s) {
+			switch sc.s[sc.i] {
+			case '"':
+				sc.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			sc.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default: // number, true, false
+		for sc.i < len(sc.s) {
+			switch sc.s[sc.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			sc.i++
+		}
+	}
 }
 
 // flattenInto flattens a decoded map (OTLP map values) into d.

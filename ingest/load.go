@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 	"github.com/klauspost/compress/gzip"
@@ -34,10 +36,30 @@ func NewLoader(dec *Decoder, sink Sink, log *slog.Logger) *Loader {
 	return &Loader{dec: dec, sink: sink, log: log}
 }
 
-// Load reads one file (name is for messages only) and writes its records.
+// LoadOptions are per-file options of Loader.LoadWith.
+type LoadOptions struct {
+	// Service names the service of the records of a plain-text or
+	// JSON-lines file that name none themselves (no field, no pattern).
+	// "" means the file's base name without extensions, as log shippers
+	// label a stream by its file (see ServiceFromFileName); standard input
+	// ("-") then gets none. OTLP and Loki files carry their own.
+	Service string
+}
+
+// Load reads one file and writes its records, with the default options.
 // An error wrapping ErrSink means the store failed (records of earlier
 // batches are stored); any other error means the input could not be read.
 func (l *Loader) Load(ctx context.Context, name string, r io.Reader) (Stats, Format, error) {
+	return l.LoadWith(ctx, name, r, LoadOptions{})
+}
+
+// LoadWith is Load with options. name is the file's path ("-" for standard
+// input): it is used in messages and for the default service.
+func (l *Loader) LoadWith(ctx context.Context, name string, r io.Reader, opt LoadOptions) (Stats, Format, error) {
+	service := opt.Service
+	if service == "" {
+		service = ServiceFromFileName(name)
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	in, err := maybeGunzip(br)
 	if err != nil {
@@ -71,7 +93,7 @@ func (l *Loader) Load(ctx context.Context, name string, r io.Reader) (Stats, For
 			format = DetectFormat(line)
 			l.log.Debug("format detected", "file", name, "format", format)
 		}
-		l.dec.DecodeLine(format, line, b)
+		l.dec.decodeLine(format, line, service, b)
 		if b.Len() >= lim.MaxRecordsPerBatch {
 			if err := w.start(ctx, b); err != nil {
 				return b.Stats, format, err
@@ -124,6 +146,37 @@ func (w *asyncWriter) wait() error {
 	w.done = nil
 	clear(w.spare)
 	return err
+}
+
+// ServiceFromFileName is the service a log file's name implies: its base
+// name without extensions (payment-service.log.gz → payment-service).
+// Known log extensions (.gz .log .jsonl .ndjson .json .txt .out .err) and
+// rotation suffixes (.1, .2024-01-15) are removed; standard input ("-")
+// and names that leave nothing imply none.
+func ServiceFromFileName(name string) string {
+	if name == "" || name == "-" {
+		return ""
+	}
+	base := filepath.Base(name)
+	for {
+		i := strings.LastIndexByte(base, '.')
+		if i < 0 {
+			break
+		}
+		ext := strings.ToLower(base[i+1:])
+		switch ext {
+		case "gz", "log", "jsonl", "ndjson", "json", "txt", "out", "err", "text", "logs":
+		default:
+			if strings.Trim(ext, "0123456789-_") != "" || ext == "" {
+				return strings.TrimSpace(base)
+			}
+		}
+		base = base[:i]
+	}
+	if base == "." || base == string(filepath.Separator) {
+		return ""
+	}
+	return strings.TrimSpace(base)
 }
 
 // maybeGunzip returns a gzip reader when br starts with the gzip magic bytes.

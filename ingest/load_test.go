@@ -57,3 +57,58 @@ func TestLoaderErrors(t *testing.T) {
 		t.Errorf("empty file: %v %+v %q", err, st, f)
 	}
 }
+
+func TestServiceFromFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"payment-service.log.gz": "payment-service", "x.jsonl": "x", "/var/log/app/checkout.log": "checkout",
+		"api.log.1": "api", "web.2024-01-15.log.gz": "web", "orders.v2.log": "orders.v2", "-": "", "": "",
+		".log": "", "worker": "worker", "Cart.NDJSON": "Cart",
+	} {
+		if got := ServiceFromFileName(in); got != want {
+			t.Errorf("ServiceFromFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLoaderServiceFallback: plain-text and JSON-lines records that name no
+// service take the file's name, or LoadOptions.Service over it; a record's
+// own service wins; stdin and Loki/OTLP files get no fallback.
+func TestLoaderServiceFallback(t *testing.T) {
+	text := "2024-01-15 10:23:45 ERROR boom\n2024-01-15 10:23:46 ERROR service=own boom\n"
+	jsonl := `{"msg":"a"}` + "\n" + `{"msg":"b","service":"own"}` + "\n"
+	cases := []struct {
+		name, opt, data string
+		want            []string
+	}{
+		{"payment-service.log.gz", "", string(gz([]byte(text))), []string{"payment-service", "own"}},
+		{"/tmp/cart.jsonl", "", jsonl, []string{"cart", "own"}},
+		{"/tmp/cart.jsonl", "checkout", jsonl, []string{"checkout", "own"}},
+		{"-", "", jsonl, []string{"", "own"}},
+		{"-", "checkout", text, []string{"checkout", "own"}},
+		{"push.jsonl", "", string(lokiJSONPush(traceFor(2))), nil},
+	}
+	for _, c := range cases {
+		sink := &fakeSink{}
+		_, _, err := NewLoader(newTestDecoder(t), sink, nil).LoadWith(context.Background(), c.name, strings.NewReader(c.data), LoadOptions{Service: c.opt})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		recs := sink.records()
+		if c.want == nil { // Loki: the stream's labels name the service
+			for _, r := range recs {
+				if r.Service == "push" {
+					t.Errorf("%s: Loki record took the file name: %+v", c.name, r)
+				}
+			}
+			continue
+		}
+		if len(recs) != len(c.want) {
+			t.Fatalf("%s: %d records", c.name, len(recs))
+		}
+		for i, r := range recs {
+			if r.Service != c.want[i] {
+				t.Errorf("%s/%q: service %q, want %q", c.name, c.opt, r.Service, c.want[i])
+			}
+		}
+	}
+}

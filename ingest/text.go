@@ -97,7 +97,7 @@ func builtinPatterns() []builtin {
 		{`\b00-(?P<trace_id>[0-9a-f]{32})-(?P<span_id>[0-9a-f]{16})-[0-9a-f]{2}\b`, []string{"00-"}},
 		{`\[(?P<service>[\w.-]*),(?P<trace_id>[0-9a-f]{16}|[0-9a-f]{32}),(?P<span_id>[0-9a-f]{16})(?:,[\w-]*)*\]`, nil},
 		{`(?i)(?:^|[^a-z0-9_.])(?:level|lvl|severity|loglevel)` + kv + `(?P<level>[a-z]+)\b`, []string{"level", "lvl", "severity"}},
-		{`(?i)(?:^|[^a-z0-9_.])(?P<k>service[._]name|service|app)=["']?(?P<service>[\w.-]+)`, []string{"service", "app="}},
+		{`(?i)(?:^|[^a-z0-9_.])(?:resource\.(?:attributes\.)?)?(?P<k>service[._]name|service|app|otelservicename)=["']?(?P<service>[\w.-]+)`, []string{"service", "app="}},
 	}
 }
 

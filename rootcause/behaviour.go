@@ -304,9 +304,36 @@ func scoreBehaviour(in *inputs, s *scored) {
 	if top.pw > top.pb {
 		verb = "started"
 	}
-	s.add("behaviour", wBehaviour*top.strength,
-		fmt.Sprintf("%s %s: in %.0f%% of %d executions of %s, against %.0f%% in the %s (%d such changes)",
-			verb, describeEvent(top.event), 100*top.pw, top.units, quoteCut(op, 60), 100*top.pb, in.baseLabel(), len(shifts)))
+	reason := fmt.Sprintf("%s %s: in %.0f%% of %d executions of %s, against %.0f%% in the %s (%d such changes)",
+		verb, describeEvent(top.event), 100*top.pw, top.units, quoteCut(op, 60), 100*top.pb, in.baseLabel(), len(shifts))
+	v := wBehaviour * top.strength
+	if deeper := troubledCallees(in, s.service); len(deeper) > 0 {
+		// A service whose dependency is in trouble changes its behaviour
+		// because of it: the change is a symptom there.
+		v *= explainedShare
+		reason += fmt.Sprintf(", which may follow from %s", joinCut(deeper, 3))
+	}
+	s.add("behaviour", v, reason)
+}
+
+// explainedShare is what is left of a behaviour change that a callee's
+// trouble can explain.
+const explainedShare = 0.25
+
+// troubledCallees lists the services svc calls that did not keep serving
+// as usual, or that failing traces point at.
+func troubledCallees(in *inputs, svc string) []string {
+	var out []string
+	for _, c := range in.traces.callees(svc) {
+		sv := in.traces.services[c]
+		pointed := sv != nil && len(sv.pointedBy) > 0
+		observable := in.win.services[c] != nil && in.base.services[c] != nil &&
+			in.base.services[c].records >= minServing
+		if pointed || observable && !keptServing(in.win, in.base, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func describeEvent(ev string) string {

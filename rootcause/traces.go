@@ -92,8 +92,13 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 		tv.failed++
 		votes = append(votes, newVote(res, entryOf(recs), novelty(w, b, res.Origin.Service, res.Origin.Signature)))
 	})
+	// A refused connection says the callee could not be reached; a callee
+	// that kept serving as usual contradicts it, and the failure is on the
+	// caller's side of the call. (Timeouts and open breakers speak of the
+	// callee's quality of service, which its own records may not show: an
+	// open breaker keeps its traffic away.)
 	for i := range votes {
-		if v := &votes[i]; false && v.target != v.origin.Service && keptServing(w, b, v.target) {
+		if v := &votes[i]; v.kind == schema.KindConnectionRefused && v.target != v.origin.Service && keptServing(w, b, v.target) {
 			v.discredited = v.target
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
@@ -347,7 +352,33 @@ func keptServing(w, b *period, svc string) bool {
 	if (ew+0.5)/(eb+0.5) >= 2 {
 		return false
 	}
+	if latencyRatio(ws, bs) >= slowerServing {
+		return false
+	}
+	for t, ts := range ws.templates {
+		if ts.errors+ts.warns > 0 && ts.own() && bs.templates[t] == nil {
+			return false
+		}
+	}
 	return len(behaviourShifts(w, b, svc)) == 0
+}
+
+// slowerServing is the rise of p95 latency at which a service no longer
+// serves as usual.
+const slowerServing = 2.0
+
+// latencyRatio is how much the p95 self time of a service's spans rose,
+// or the latency its callers see when it has no spans of its own; 1 when
+// there is too little to tell.
+func latencyRatio(w, b *serviceProfile) float64 {
+	ws, bs := w.selfNs, b.selfNs
+	if len(ws) < 5 || len(bs) < 5 {
+		ws, bs = w.peerNs, b.peerNs
+	}
+	if len(ws) < 5 || len(bs) < 5 {
+		return 1
+	}
+	return (quantile(ws, 0.95) + 1e6) / (quantile(bs, 0.95) + 1e6) // 1 ms floor against noise of tiny spans
 }
 
 // minServing is how many records a service must have in each period for

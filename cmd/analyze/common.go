@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,13 +24,24 @@ func (u usageError) Error() string { return u.msg }
 
 func badUsage(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// errHelp is returned by parseFlags after printing a subcommand's help.
+var errHelp = errors.New("help requested")
+
 // parseFlags parses args with fs, letting flags stand before or after the
-// positional arguments, and returns the positional ones.
+// positional arguments, and returns the positional ones. -h or --help
+// prints the flags to fs's output and returns errHelp.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(out, "usage: analyze %s [flags]\n", fs.Name())
+				fs.SetOutput(out)
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
 			return nil, badUsage("%v", err)
 		}
 		args = fs.Args()
@@ -43,11 +55,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // fail prints err as one sentence on stderr and returns its exit code.
 func fail(e *env, cmd string, err error) int {
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
 	msg := err.Error()
 	if msg != "" {
 		msg = strings.ToUpper(msg[:1]) + msg[1:]
 	}
-	if !strings.HasSuffix(msg, ".") {
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") {
 		msg += "."
 	}
 	fmt.Fprintf(e.stderr, "analyze %s: %s\n", cmd, msg)
@@ -63,6 +78,8 @@ type storeFlags struct {
 	url      string
 	runbooks string
 	public   string
+	// create lets engine make a new store (the demo's); reading commands never do.
+	create bool
 }
 
 func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
@@ -71,8 +88,17 @@ func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&s.public, "public-url", e.getenv("FAULTLINE_PUBLIC_URL"), "base URL of links")
 }
 
-// engine opens the store and builds the analysis engine; close releases it.
+// engine opens an existing store and builds the analysis engine; close
+// releases it. readOnly false still never creates a store: it only lets
+// the analysis keep its runbooks there.
 func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger) (*analysis.Engine, func(), error) {
+	if !readOnly && !s.create {
+		probe, err := store.Open(ctx, s.url, store.Options{ReadOnly: true, Logger: log})
+		if err != nil {
+			return nil, nil, err
+		}
+		probe.Close()
+	}
 	st, err := store.Open(ctx, s.url, store.Options{ReadOnly: readOnly, Logger: log})
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +137,9 @@ func window(since, from, to string, now time.Time) (time.Time, time.Time, error)
 		if since != "" {
 			return time.Time{}, time.Time{}, badUsage("give either --since or --from and --to, not both")
 		}
+		if from == "" {
+			return time.Time{}, time.Time{}, badUsage("--to needs --from (or use --since)")
+		}
 		f, err := time.Parse(time.RFC3339, from)
 		if err != nil {
 			return time.Time{}, time.Time{}, badUsage("--from %q is not an RFC3339 time such as 2026-11-30T10:00:00Z", truncate(from, 40))
@@ -129,9 +158,21 @@ func window(since, from, to string, now time.Time) (time.Time, time.Time, error)
 	if since == "" {
 		since = "30m"
 	}
-	d, err := time.ParseDuration(since)
+	d, err := parseDays(since)
 	if err != nil || d <= 0 {
 		return time.Time{}, time.Time{}, badUsage("--since %q is not a positive duration such as 30m or 2h", truncate(since, 40))
 	}
 	return now.Add(-d), now, nil
+}
+
+// parseDays is time.ParseDuration that also takes whole days ("2d").
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 3650 {
+			return 0, fmt.Errorf("bad days %q", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }

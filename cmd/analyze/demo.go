@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
+	"github.com/faultline/faultline/store"
 )
 
 type demoFlags struct {
@@ -27,6 +28,7 @@ type demoFlags struct {
 func runDemo(ctx context.Context, e *env, args []string) int {
 	var f demoFlags
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.bind(fs, e)
 	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: "+kindList(sim.FaultKinds()))
 	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")
@@ -43,6 +45,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	if !flagSet(fs, "store") {
 		f.url = "faultline-demo.db"
 	}
+	f.create = true
 	if err := demo(ctx, e, &f); err != nil {
 		return fail(e, "demo", err)
 	}
@@ -73,10 +76,8 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range []string{f.url, f.url + "-wal", f.url + "-shm"} {
-		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("cannot start a fresh demo store at %q: %w", f.url, err)
-		}
+	if err := freshDemoStore(ctx, f.url); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "Simulated %d records (%s) across %d files; loading them into %s through the ingest path…\n\n",
 		len(inc.Records), c.Truth.RootCause.Kind, len(c.Files), f.url)
@@ -85,6 +86,9 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 		return err
 	}
 	defer closeFn()
+	if err := eng.Store.PutDoc(ctx, demoDocKind, demoDocID, []byte(`{"demo":true}`)); err != nil {
+		return err
+	}
 	if err := evaluate.LoadFiles(ctx, eng.Store, c.Files, logger(e)); err != nil {
 		return err
 	}
@@ -108,16 +112,48 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 			return err
 		}
 	}
-	verdict := "missed"
-	if len(rep.Candidates) > 0 && rep.Candidates[0].Service == c.Truth.RootCause.Service {
-		verdict = "ranked first"
+	verdict := "did not rank it in the top 3"
+	for _, cand := range rep.Candidates {
+		if cand.Service == c.Truth.RootCause.Service {
+			verdict = fmt.Sprintf("ranked it #%d", cand.Rank)
+			break
+		}
 	}
-	fmt.Fprintf(e.stdout, "\nThe simulator injected %s into %s at %s: faultline %s it.\n",
+	fmt.Fprintf(e.stdout, "\nThe simulator injected %s into %s at %s; faultline %s.\n",
 		c.Truth.RootCause.Kind, c.Truth.RootCause.Service, c.Truth.Onset.Format("15:04:05"), verdict)
 	if len(rep.Candidates) > 0 && rep.Candidates[0].Runbook != nil {
 		fmt.Fprintf(e.stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", f.url, rep.Candidates[0].Runbook.ID)
 	}
 	fmt.Fprintf(e.stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", f.url)
+	return nil
+}
+
+// The document that marks a store as the demo's, so that a second run may
+// replace it and nothing else is ever overwritten.
+const (
+	demoDocKind = "faultline"
+	demoDocID   = "demo-store"
+)
+
+// freshDemoStore removes a previous demo store at path; any other file
+// there is refused.
+func freshDemoStore(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil
+	}
+	st, err := store.Open(ctx, path, store.Options{ReadOnly: true})
+	if err == nil {
+		_, err = st.GetDoc(ctx, demoDocKind, demoDocID)
+		st.Close()
+	}
+	if err != nil {
+		return badUsage("%q exists and is not a demo store; refusing to overwrite it (remove it or give --store another path)", truncate(path, 80))
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("cannot replace the demo store at %q: %w", path, err)
+		}
+	}
 	return nil
 }
 

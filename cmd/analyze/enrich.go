@@ -34,6 +34,7 @@ type enrichFlags struct {
 func runEnrich(ctx context.Context, e *env, args []string) int {
 	var f enrichFlags
 	fs := flag.NewFlagSet("enrich", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the Block Kit JSON")
 	fs.StringVar(&f.alert, "alert", "", "Alertmanager or Grafana webhook body (\"-\" = stdin)")

@@ -19,6 +19,7 @@ type evalFlags struct {
 func runEval(ctx context.Context, e *env, args []string) int {
 	var f evalFlags
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.IntVar(&f.top, "top", 5, "candidates per case")
 	dirs, err := parseFlags(fs, args)
@@ -61,8 +62,12 @@ func runEval(ctx context.Context, e *env, args []string) int {
 
 func writeSummary(w io.Writer, s *evaluate.Summary) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %.2f\n",
-		s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5, s.OriginAccuracy)
+	origin := "n/a (no case labels its failing traces)"
+	if s.OriginAccuracy != nil {
+		origin = fmt.Sprintf("%.2f", *s.OriginAccuracy)
+	}
+	fmt.Fprintf(&b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %s\n",
+		s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5, origin)
 	groups := make([]string, 0, len(s.PerFault))
 	for g := range s.PerFault {
 		groups = append(groups, g)

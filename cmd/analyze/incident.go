@@ -24,6 +24,7 @@ type incidentFlags struct {
 func runIncident(ctx context.Context, e *env, args []string) int {
 	var f incidentFlags
 	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m)")

@@ -23,6 +23,7 @@ type runbookFlags struct {
 func runRunbook(ctx context.Context, e *env, args []string) int {
 	var f runbookFlags
 	fs := flag.NewFlagSet("runbook", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the runbook document as JSON")
 	pos, err := parseFlags(fs, args)

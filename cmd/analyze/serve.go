@@ -34,6 +34,7 @@ const shutdownGrace = 10 * time.Second
 func runServe(ctx context.Context, e *env, args []string) int {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.bind(fs, e)
 	fs.StringVar(&f.listen, "listen", ":8080", "address to listen on")
 	fs.StringVar(&f.authToken, "auth-token", e.getenv("FAULTLINE_AUTH_TOKEN"), "require this bearer token (or the login form) for pages and API")
@@ -44,6 +45,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err == nil && len(pos) > 0 {
 		err = badUsage("serve takes no arguments, got %q", truncate(pos[0], 40))
 	}
+	if err == nil {
+		if _, _, perr := net.SplitHostPort(f.listen); perr != nil {
+			err = badUsage("--listen %q is not an address such as :8080 or 127.0.0.1:8080", truncate(f.listen, 40))
+		}
+	}
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -52,6 +58,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", err)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// A server may start before anything was ingested: it creates the
+	// store, as ingest serve does, and shows an empty state until data comes.
+	f.create = true
 	eng, closeFn, err := f.engine(ctx, f.readOnly, log)
 	if err != nil {
 		return fail(e, "serve", err)

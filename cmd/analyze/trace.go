@@ -22,6 +22,7 @@ type traceFlags struct {
 func runTrace(ctx context.Context, e *env, args []string) int {
 	var f traceFlags
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
 	f.store.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the analysis as one JSON document")
 	pos, err := parseFlags(fs, args)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/faultline/faultline/ingest"
 )
@@ -13,6 +14,7 @@ import (
 type loadFlags struct {
 	store    string
 	patterns string
+	service  string
 	quiet    bool
 }
 
@@ -23,6 +25,7 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "load")
 	fs.StringVar(&f.store, "store", "", "store URL (default $FAULTLINE_STORE, else ./faultline.db)")
 	fs.StringVar(&f.patterns, "patterns", "", "JSON file of extra text patterns (default $FAULTLINE_PATTERNS)")
+	fs.StringVar(&f.service, "service", "", "service of plain-text and JSON-lines records that name none (default: the file's base name without extensions)")
 	fs.BoolVar(&f.quiet, "q", false, "print nothing but errors")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -47,16 +50,17 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e.stderr, exitFail, "%v; check --store.", err)
 	}
-	code := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), f.quiet)
+	opt := ingest.LoadOptions{Service: strings.TrimSpace(f.service)}
+	code := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), opt, f.quiet)
 	if err := st.Close(); err != nil && code == exitOK {
 		return fail(e.stderr, exitFail, "cannot close the store: %v.", err)
 	}
 	return code
 }
 
-func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, quiet bool) int {
+func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt ingest.LoadOptions, quiet bool) int {
 	for _, name := range names {
-		stats, format, err := loadOne(ctx, e, l, name)
+		stats, format, err := loadOne(ctx, e, l, name, opt)
 		if err != nil {
 			code := exitUsage
 			if errors.Is(err, ingest.ErrSink) || ctx.Err() != nil {
@@ -72,7 +76,7 @@ func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, quie
 	return exitOK
 }
 
-func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string) (ingest.Stats, ingest.Format, error) {
+func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string, opt ingest.LoadOptions) (ingest.Stats, ingest.Format, error) {
 	var r io.Reader = e.stdin
 	if name != "-" {
 		fh, err := os.Open(name)
@@ -82,7 +86,7 @@ func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string) (ingest
 		defer fh.Close()
 		r = fh
 	}
-	return l.Load(ctx, name, r)
+	return l.LoadWith(ctx, name, r, opt)
 }
 
 func reasons(st ingest.Stats) string {

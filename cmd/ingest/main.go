@@ -44,7 +44,7 @@ func commands() []command {
 	return []command{
 		{"serve", "[--store URL] [--listen :3100] [--otlp-listen :4318] [--retention 7d] [--patterns FILE]",
 			"receive Loki push, OTLP/HTTP and JSON lines", runServe},
-		{"load", "[--store URL] [--patterns FILE] FILE...", "load files (format detected per file, .gz accepted, - is stdin)", runLoad},
+		{"load", "[--store URL] [--patterns FILE] [--service NAME] FILE...", "load files (format detected per file, .gz accepted, - is stdin)", runLoad},
 		{"dlq", "list | show ID | replay ID|--all | drop ID|--all [--spool-dir DIR] [--json]",
 			"inspect and replay the batches the ClickHouse writer dead-lettered", runDLQ},
 	}

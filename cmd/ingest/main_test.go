@@ -181,3 +181,39 @@ func TestParseRetention(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadService checks that `ingest load` names the service of records
+// that name none after the file, and that --service overrides the name.
+func TestLoadService(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	const t1, t2 = "11111111111111111111111111111111", "22222222222222222222222222222222"
+	file := filepath.Join(dir, "payment-service.log")
+	os.WriteFile(file, []byte("2024-03-05 10:20:30 ERROR trace_id="+t1+" card declined\n"), 0o644)
+	if code, _, stderr := runBinary(t, "", "load", "--store", db, file); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	stdin := `{"msg":"card declined","trace_id":"` + t2 + `"}` + "\n"
+	if code, _, stderr := runBinary(t, stdin, "load", "--store", db, "--service", "billing", "-"); code != exitOK {
+		t.Fatalf("load --service: exit %d: %s", code, stderr)
+	}
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for id, want := range map[schema.TraceID]string{t1: "payment-service", t2: "billing"} {
+		n := 0
+		for r, err := range st.TraceRecords(context.Background(), id, 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n++; r.Service != want || r.Body != "card declined" && id == t2 {
+				t.Errorf("trace %s: service %q body %q, want %q", id, r.Service, r.Body, want)
+			}
+		}
+		if n != 1 {
+			t.Errorf("trace %s: %d records", id, n)
+		}
+	}
+}
