@@ -57,7 +57,7 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "enrich", err)
 	}
-	msg := f.message(ctx, e, g)
+	msg, storeErr := f.message(ctx, e, g)
 	if f.json {
 		var b []byte
 		if b, err = msg.JSON(); err == nil {
@@ -68,6 +68,11 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 	}
 	if err != nil {
 		return fail(e, "enrich", err)
+	}
+	if storeErr != nil {
+		// The message is printed all the same (it is what Slack would get);
+		// the exit code tells a script the store could not be read.
+		return exitFail
 	}
 	return exitOK
 }
@@ -99,18 +104,19 @@ func (f *enrichFlags) readAlert(e *env) (*enrich.Group, error) {
 }
 
 // message analyses the alert's window and builds the message. A store
-// that cannot be opened gives the message without analysis and a warning.
-func (f *enrichFlags) message(ctx context.Context, e *env, g *enrich.Group) *enrich.Message {
+// that cannot be opened gives the message without analysis, a warning, and
+// that error.
+func (f *enrichFlags) message(ctx context.Context, e *env, g *enrich.Group) (*enrich.Message, error) {
 	now := time.Now()
 	opt := enrich.AnalyzeOptions{LookBack: f.lookBack, MaxWindow: 6 * time.Hour, Top: 3}
 	// The preview opens the store read-only; the engine's note that the
 	// candidates' runbooks stay unsaved is expected here, so only errors show.
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	var a enrich.Analysis
-	eng, closeFn, err := f.engine(ctx, true, log)
-	if err != nil {
+	eng, closeFn, storeErr := f.engine(ctx, true, log)
+	if storeErr != nil {
 		a = enrich.Analyze(ctx, nil, g, now, opt)
-		a.Err = err
+		a.Err = storeErr
 	} else {
 		defer closeFn()
 		a = enrich.Analyze(ctx, eng, g, now, opt)
@@ -118,7 +124,7 @@ func (f *enrichFlags) message(ctx context.Context, e *env, g *enrich.Group) *enr
 	if a.Err != nil {
 		fmt.Fprintf(e.stderr, "analyze enrich: the analysis could not run (%s); the message says so and carries the alert.\n", errSentence(a.Err))
 	}
-	return enrich.BuildMessage(g, a, enrich.MessageOptions{PublicURL: f.public, Now: now})
+	return enrich.BuildMessage(g, a, enrich.MessageOptions{PublicURL: f.public, Now: now}), storeErr
 }
 
 func splitList(s string) []string {
