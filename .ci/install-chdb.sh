@@ -36,7 +36,8 @@ tmp="$(mktemp -d "${cache}/.install.XXXXXX")"
 trap 'rm -rf "${tmp}"' EXIT
 
 echo "install-chdb: downloading ${pkg}@${version} (about 160 MiB)" >&2
-(cd "${tmp}" && npm pack --silent "${pkg}@${version}" >/dev/null)
+# A throwaway npm cache: the library is cached here, not twice.
+(cd "${tmp}" && npm pack --silent --cache "${tmp}/npm-cache" "${pkg}@${version}" >/dev/null)
 tarball="$(ls "${tmp}"/*.tgz)"
 tar -xzf "${tarball}" -C "${tmp}"
 found="$(find "${tmp}/package" -name 'libchdb.so' -type f | head -n1)"

@@ -180,7 +180,13 @@ func TestResolveHint(t *testing.T) {
 		{"paymentservice", "payment-service"},
 		{"payment-service.prod.svc.cluster.local", "payment-service"},
 		{"inventory-7d9f8c-x2x1", "inventory"},
-		{"api.stripe.com", "api.stripe.com"},
+		// An external dependency is named by its registered domain, so
+		// that every host of one provider is one suspect.
+		{"api.stripe.com", "stripe"},
+		{"files.stripe.com", "stripe"},
+		{"api.email-provider.example.com", "email-provider"},
+		{"flags.internal", "flags"},
+		{"ledger.default.svc.cluster.local", "ledger"},
 		{"10.0.0.1", "10.0.0.1"},
 	}
 	for _, c := range cases {

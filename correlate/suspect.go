@@ -147,17 +147,33 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	return nil
 }
 
-// firstCause is the first telling error of service name (not the fast
-// failure of an open breaker or a full bulkhead, not a bare status), else
-// its first telling failure signal (a retry of a timed-out call), else
-// its first error; -1 when it has none.
+// firstCause is the first telling error of service name (not a fast
+// failure, not a bare status), else its first telling failure signal (a
+// retry of a timed-out call), else its first error; -1 when it has none.
+// When the service failed fast (its breaker open) before its first
+// telling error and that error is of a kind that does not propagate (an
+// audit call rejected, a validation), the fast failure is returned: the
+// trace shows nothing of why the breaker opened.
 func firstCause(t *Trace, name string) int32 {
 	s := t.findService(name)
 	if s < 0 {
 		return -1
 	}
+	fast := int32(-1)
 	for _, i := range t.events {
-		if t.ents[i].svc == s && telling(t, i) {
+		if t.ents[i].svc != s {
+			continue
+		}
+		if isFastFailure(t.ents[i].class) {
+			if fast < 0 {
+				fast = i
+			}
+			continue
+		}
+		if telling(t, i) {
+			if fast >= 0 && isWeak(t.ents[i].class) {
+				return fast // failing fast already; the rest is noise
+			}
 			return i
 		}
 	}
@@ -251,9 +267,7 @@ func incidental(t *Trace, e int32) bool {
 	if contained(t, e) {
 		return true
 	}
-	switch t.ents[e].class {
-	case schema.KindUnknown, schema.KindDeterministic, schema.KindAuth, schema.KindNotFound:
-	default:
+	if !isWeak(t.ents[e].class) {
 		return false
 	}
 	own := t.ents[e].svc
@@ -277,4 +291,14 @@ func incidental(t *Trace, e int32) bool {
 		}
 	}
 	return true
+}
+
+// isWeak reports whether a failure kind does not propagate by itself to
+// callers: a bug or a rejected input is as likely handled as fatal.
+func isWeak(k schema.Kind) bool {
+	switch k {
+	case schema.KindUnknown, schema.KindDeterministic, schema.KindAuth, schema.KindNotFound:
+		return true
+	}
+	return false
 }

@@ -174,21 +174,38 @@ func resolveHint(t *Trace, hint string) string {
 }
 
 // externalName names a dependency outside the trace by its host: the
-// first label of a DNS name that is not a generic one, so that
-// "api.email-provider.example.com" is email-provider and
-// "payment.default.svc.cluster.local" is payment. Addresses and plain
+// domain it is registered under for a public name ("api.stripe.com" and
+// "files.stripe.com" are stripe; "api.email-provider.example.com" is
+// email-provider, example.com being a documentation domain), the first
+// label that is not a generic one for a cluster-internal name
+// ("payment.default.svc.cluster.local" is payment). Addresses and plain
 // names are kept.
 func externalName(host string) string {
 	if strings.IndexByte(host, '.') < 0 || isIPv4(host) {
 		return host
 	}
 	labels := strings.Split(host, ".")
-	for _, l := range labels[:len(labels)-1] { // never the top-level domain
-		switch l {
-		case "", "api", "www", "rest", "svc", "service", "services", "internal", "default",
-			"cluster", "local", "gateway", "edge", "prod", "production", "eu", "us":
+	switch labels[len(labels)-1] {
+	case "local", "internal", "svc", "cluster", "lan", "corp", "intranet":
+		for _, l := range labels[:len(labels)-1] {
+			switch l {
+			case "", "api", "www", "svc", "default", "cluster", "internal":
+				continue
+			}
+			return l
+		}
+		return host
+	}
+	labels = labels[:len(labels)-1] // the top-level domain
+	for len(labels) > 1 {
+		switch labels[len(labels)-1] {
+		case "example", "co", "com", "net", "org", "gov", "ac", "edu":
+			labels = labels[:len(labels)-1]
 			continue
 		}
+		break
+	}
+	if l := labels[len(labels)-1]; l != "" {
 		return l
 	}
 	return host
@@ -295,14 +312,14 @@ func calleeNode(t *Trace, e int32) int32 {
 	}
 	walk(n)
 	if best >= 0 {
-		// A callee that answered without a failure is no evidence against
-		// a name the failure itself gives (the peer of a failed call): the
-		// name wins.
+		// The callee a failure names itself (the peer of the failed call,
+		// the host of its URL) beats the span tree, whose other calls may
+		// have failed for reasons of their own.
 		bn := &t.nodes[best]
+		if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name {
+			return -1
+		}
 		if !bn.subFailed && !bn.signal {
-			if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name {
-				return -1
-			}
 			// Only a timeout blames a callee that answered: it was slow.
 			if k := t.ents[e].class; k != schema.KindTimeout && k != schema.KindDependencyTimeout {
 				return -1

@@ -179,7 +179,8 @@ func leadingTime(line string) string {
 		}
 	case len(f1) == 10 && (f1[4] == '-' || f1[4] == '/'):
 		f2, _, _ := strings.Cut(rest, " ")
-		if two := line[:len(f1)+1+len(f2)]; len(f2) >= 8 {
+		if len(f2) >= 8 { // a line of one field has no rest (and no second field to slice)
+			two := line[:len(f1)+1+len(f2)]
 			if _, ok := parseTime(two); ok {
 				return two
 			}

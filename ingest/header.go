@@ -22,7 +22,7 @@ import (
 type header struct {
 	end                            int // where the message starts
 	time, level, logger, thread    string
-	pid, host, program             string
+	pid, host, program, stream     string
 	strong                         bool // a timestamp, logger or ids were found
 	usedNext                       bool // the last part read the token after it too
 	levelSeen, timeSeen, klogFirst bool
@@ -48,7 +48,7 @@ func stripHeader(line string, d *detected) string {
 	if h.program != "" {
 		d.setIfAbsent(fieldService, "service", h.program)
 	}
-	for _, kv := range [...][2]string{{"thread.name", h.thread}, {"process.pid", h.pid}, {"host.name", h.host}} {
+	for _, kv := range [...][2]string{{"thread.name", h.thread}, {"process.pid", h.pid}, {"host.name", h.host}, {"log.iostream", h.stream}} {
 		if kv[1] != "" && d.attrs[kv[0]] == "" {
 			d.attr(kv[0], kv[1])
 		}
@@ -101,6 +101,8 @@ func scanHeader(line string, d *detected) (header, bool) {
 	if commit == 0 {
 		commit = h.pythonBasic(line, d)
 		pos = commit
+	} else if end := h.cri(line, pos); end > 0 {
+		commit, pos = end, end
 	}
 	var pendThread, pendPid string
 	prevSep := false
@@ -119,7 +121,7 @@ func scanHeader(line string, d *detected) (header, bool) {
 			pos, h.usedNext = next.end, false
 			next = nextToken(line, pos)
 		}
-		if ok && strong {
+		if strong {
 			commit = pos
 			if pendThread != "" {
 				h.thread, pendThread = pendThread, ""
@@ -199,6 +201,18 @@ func (h *header) pythonBasic(line string, d *detected) int {
 	}
 	h.logger, h.strong = line[i+1:i+1+j], true
 	return i + 1 + j + 1
+}
+
+// cri reads the "stdout F " after the timestamp of the CRI log file format
+// (containerd, CRI-O); it returns where it ends (0 = not there).
+func (h *header) cri(line string, pos int) int {
+	st := nextToken(line, pos)
+	tag := nextToken(line, st.end)
+	if (st.s == "stdout" || st.s == "stderr") && (tag.s == "F" || tag.s == "P") {
+		h.stream = st.s
+		return tag.end
+	}
+	return 0
 }
 
 // syslog reads the host and "program[pid]:" after a syslog timestamp; it
@@ -315,7 +329,7 @@ func (h *header) isLogger(tok, next string, prevSep bool) bool {
 		if !isIdent(name, ".$") {
 			return false
 		}
-		javaClass := isJavaClass(name)
+		javaClass := isJavaClass(name) && !isExceptionName(name)
 		dotted := strings.Contains(name, ".")
 		if !javaClass && !((dotted || prevSep) && isSep(next)) {
 			return false
@@ -323,6 +337,14 @@ func (h *header) isLogger(tok, next string, prevSep bool) bool {
 	}
 	h.logger, h.strong = name, true
 	return true
+}
+
+// isExceptionName: a class named like an exception (…Exception, …Error),
+// which starts a message ("java.lang.IllegalStateException: …") rather
+// than naming its logger.
+func isExceptionName(name string) bool {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	return strings.HasSuffix(last, "Exception") || strings.HasSuffix(last, "Error") || last == "Throwable"
 }
 
 // isCodeLocation: an identifier path followed by #line or :line (a

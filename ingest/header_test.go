@@ -76,6 +76,11 @@ func TestHeaderStripping(t *testing.T) {
 		{"traceparent and logfmt-ish ids",
 			"2024-01-15T10:23:45.123Z INFO traceparent=00-" + tr + "-" + sp + "-01 request done",
 			want{trace: tr, span: sp, sev: schema.SeverityInfo, body: "request done"}},
+		{"cri log file",
+			"2024-01-15T10:23:45.123456789Z stderr F 10:23:45.123 [main] ERROR com.acme.Foo - boom",
+			want{sev: schema.SeverityError, body: "10:23:45.123 [main] ERROR com.acme.Foo - boom", attrs: map[string]string{"log.iostream": "stderr"}}},
+		{"exception is message", "10:23:45 ERROR java.lang.IllegalStateException: connection pool exhausted",
+			want{sev: schema.SeverityError, body: "java.lang.IllegalStateException: connection pool exhausted"}},
 		// Conservative: nothing is cut without a timestamp, logger or ids, nor
 		// a word that was not parsed.
 		{"level only", "INFO fine", want{sev: schema.SeverityInfo, body: "INFO fine"}},
@@ -87,6 +92,7 @@ func TestHeaderStripping(t *testing.T) {
 		{"header only", "10:23:45.123 ERROR", want{sev: schema.SeverityError, body: "10:23:45.123 ERROR"}},
 		{"other trace id", "10:23:45 ERROR trace_id=" + tr + " trace_id=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa x",
 			want{trace: tr, sev: schema.SeverityError, body: "trace_id=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa x"}},
+		{"bare date (once a panic)", "2024-01-15", want{body: "2024-01-15"}},
 		{"stack frame", "\tat com.acme.Foo.bar(Foo.java:42)", want{body: "\tat com.acme.Foo.bar(Foo.java:42)"}},
 	}
 	for _, c := range cases {

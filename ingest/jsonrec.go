@@ -22,18 +22,20 @@ func detectJSON(line []byte, maxDepth int, d *detected) error {
 	if !json.Valid(line) {
 		return errBadJSON
 	}
-	return scanJSONObject(string(line), maxDepth, d.set)
+	sc := jsonScanner{s: string(line)}
+	return sc.top(maxDepth, d.set)
 }
 
-// scanJSONObject walks the valid JSON text s, which must be an object, and
-// calls emit for each flattened key and value in the order written.
-func scanJSONObject(s string, maxDepth int, emit func(k, v string)) error {
-	sc := jsonScanner{s: s, emit: emit}
+// top reads the object sc.s must be, handing each flattened key and value
+// to set in the order written. (set is a parameter, not a field: escape
+// analysis is field-insensitive, and the detected value set writes to
+// should stay on the caller's stack.)
+func (sc *jsonScanner) top(maxDepth int, set func(k, v string)) error {
 	sc.ws()
 	if sc.i >= len(sc.s) || sc.s[sc.i] != '{' {
 		return errNotObject
 	}
-	return sc.object("", maxDepth)
+	return sc.object(set, "", maxDepth)
 }
 
 var errBadJSON = errors.New("invalid JSON")
@@ -42,7 +44,16 @@ var errBadJSON = errors.New("invalid JSON")
 type jsonScanner struct {
 	s    string
 	i    int
-	emit func(k, v string)
+	d    *detected         // receives each flattened key and value, in the order written
+	emit func(k, v string) // instead of d, for tests
+}
+
+func (sc *jsonScanner) set(k, v string) {
+	if sc.d != nil {
+		sc.d.set(k, v)
+		return
+	}
+	sc.emit(k, v)
 }
 
 func (sc *jsonScanner) ws() {
@@ -57,7 +68,7 @@ func (sc *jsonScanner) ws() {
 }
 
 // object reads the object at sc.i, keys prefixed with prefix.
-func (sc *jsonScanner) object(prefix string, depth int) error {
+func (sc *jsonScanner) object(set func(k, v string), prefix string, depth int) error {
 	sc.i++ // '{'
 	sc.ws()
 	if sc.s[sc.i] == '}' {
@@ -77,7 +88,7 @@ func (sc *jsonScanner) object(prefix string, depth int) error {
 		sc.ws()
 		switch c := sc.s[sc.i]; {
 		case c == '{' && depth > 1:
-			if err := sc.object(k, depth-1); err != nil {
+			if err := sc.object(set, k, depth-1); err != nil {
 				return err
 			}
 		case c == '"':
@@ -85,13 +96,13 @@ func (sc *jsonScanner) object(prefix string, depth int) error {
 			if err != nil {
 				return err
 			}
-			sc.emit(k, v)
+			set(k, v)
 		case c == 'n': // null
 			sc.i += 4
 		default:
 			start := sc.i
 			sc.skip()
-			sc.emit(k, sc.s[start:sc.i])
+			set(k, sc.s[start:sc.i])
 		}
 		sc.ws()
 		if sc.s[sc.i] == '}' {

@@ -53,7 +53,8 @@ func scanPairs(line []byte, depth int) (map[string]string, bool) {
 		return nil, false
 	}
 	out := map[string]string{}
-	err := scanJSONObject(string(line), depth, func(k, v string) { out[k] = v })
+	sc := jsonScanner{s: string(line)}
+	err := sc.top(depth, func(k, v string) { out[k] = v })
 	return out, err == nil
 }
 

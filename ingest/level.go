@@ -17,8 +17,10 @@ func parseLevel(s string) (schema.Severity, bool) {
 	if s == "" {
 		return 0, false
 	}
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return levelNumber(n)
+	if c := s[0]; c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' { // no error value to allocate for words
+		if n, err := strconv.ParseFloat(s, 64); err == nil {
+			return levelNumber(n)
+		}
 	}
 	return levelWord(lowerASCII(strings.Trim(s, "[]<>")))
 }

@@ -34,6 +34,9 @@ type opStat struct {
 const (
 	evLog  = "log "
 	evCall = "call "
+	// evError is a log statement at ERROR: one that appears is what
+	// new_errors judges; one that stops is behaviour.
+	evError = "error "
 )
 
 // addBehaviour accounts the units of one trace's records.
@@ -95,10 +98,17 @@ func (p *period) addBehaviour(recs []schema.Record) {
 				}
 			}
 		case schema.TypeLog:
+			if p.pointsElsewhere(r) {
+				continue // a symptom naming a dependency: the pointers judge it
+			}
+			ev := evLog + eventOf(r)
+			if r.IsError() {
+				ev = evError + eventOf(r)
+			}
 			if si, ok := spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
-				note(unit{si, r.Service}, evLog+eventOf(r), r.Time)
+				note(unit{si, r.Service}, ev, r.Time)
 			} else {
-				note(unit{-1, r.Service}, evLog+eventOf(r), r.Time)
+				note(unit{-1, r.Service}, ev, r.Time)
 			}
 		}
 	}
@@ -127,6 +137,20 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			}
 		}
 	}
+}
+
+// pointsElsewhere reports whether r is a failure that points at a
+// dependency (a timeout, an open breaker), per its template's class.
+func (p *period) pointsElsewhere(r *schema.Record) bool {
+	if r.Severity < schema.SeverityWarn {
+		return false
+	}
+	sp := p.services[r.Service]
+	if sp == nil {
+		return false
+	}
+	ts := sp.templates[templateOf(r)]
+	return ts != nil && ts.kind.PointsElsewhere()
 }
 
 // calleeOf is the service a child span c of a span of parent calls: its own
@@ -213,9 +237,13 @@ const (
 	minUnits      = 4
 	minShareShift = 0.3
 	minShiftZ     = 3.0
+	// fullSupport is how many executions must have changed for a shift
+	// to count in full: a change seen in a handful of calls is weaker.
+	fullSupport = 10.0
 )
 
 var callsOwnOnly = true
+var skipNewErrors = true
 
 // behaviourShifts lists the significant shifts of svc's operations, the
 // strongest first.
@@ -256,6 +284,9 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			p := float64(cb+cw) / float64(bs.units+ws.units)
 			se := math.Sqrt(p * (1 - p) * (1/float64(bs.units) + 1/float64(ws.units)))
 			if se == 0 || math.Abs(d)/se < minShiftZ {
+				continue
+			}
+			if d > 0 && strings.HasPrefix(ev, evError) && skipNewErrors {
 				continue
 			}
 			if c := cmp.Or(w.callees[ev], b.callees[ev]); c != "" && c != svc && (callsOwnOnly || !keptServing(w, b, c)) {
@@ -306,7 +337,7 @@ func scoreBehaviour(in *inputs, s *scored) {
 	}
 	reason := fmt.Sprintf("%s %s: in %.0f%% of %d executions of %s, against %.0f%% in the %s (%d such changes)",
 		verb, describeEvent(top.event), 100*top.pw, top.units, quoteCut(op, 60), 100*top.pb, in.baseLabel(), len(shifts))
-	v := wBehaviour * top.strength
+	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	if deeper := troubledCallees(in, s.service); len(deeper) > 0 {
 		// A service whose dependency is in trouble changes its behaviour
 		// because of it: the change is a symptom there.
@@ -339,6 +370,9 @@ func troubledCallees(in *inputs, svc string) []string {
 func describeEvent(ev string) string {
 	if s, ok := strings.CutPrefix(ev, evCall); ok {
 		return "calling " + quoteCut(s, 60)
+	}
+	if s, ok := strings.CutPrefix(ev, evError); ok {
+		return "logging the error " + quoteCut(s, 60)
 	}
 	return "logging " + quoteCut(strings.TrimPrefix(ev, evLog), 60)
 }

@@ -163,6 +163,11 @@ func scorePatternShift(in *inputs, s *scored) {
 	if w == nil || b == nil || in.base.records == 0 {
 		return
 	}
+	if hasUnits(in, s.service) && skipShiftWithUnits {
+		// Its operations' behaviour, conditioned on each operation, says
+		// the same without the changes of traffic mix (behaviour).
+		return
+	}
 	scale := in.win.minutes() / in.base.minutes()
 	var appeared, vanished int
 	for t, ts := range w.templates {
@@ -265,3 +270,18 @@ func fmtDur(ns float64) string {
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+var skipShiftWithUnits = true
+
+// hasUnits reports whether svc's operations were seen in both periods, so
+// that its behaviour can be compared operation by operation.
+func hasUnits(in *inputs, svc string) bool {
+	for k, ws := range in.win.ops {
+		if k.svc == svc && ws.units >= minUnits {
+			if bs := in.base.ops[k]; bs != nil && bs.units >= minUnits {
+				return true
+			}
+		}
+	}
+	return false
+}

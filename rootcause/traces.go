@@ -2,6 +2,7 @@ package rootcause
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -325,13 +326,14 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if bs == nil {
 		return 1
 	}
-	ws := w.bySignature(svc, sig)
-	rw := 1.0 / w.minutes()
-	if ws != nil {
-		rw = float64(ws.count) / w.minutes()
+	// The share of the window's count beyond what the baseline rate
+	// explains, with two standard deviations of Poisson noise.
+	obs := 1.0
+	if ws := w.bySignature(svc, sig); ws != nil {
+		obs = float64(ws.count)
 	}
-	rb := float64(bs.count) / b.minutes()
-	return max(0.1, min(1, 1-rb/rw))
+	exp := float64(bs.count) / b.minutes() * w.minutes()
+	return max(0.1, min(1, (obs-exp-2*math.Sqrt(exp))/obs))
 }
 
 // keptServing reports whether svc, observable in both periods, went on

@@ -22,6 +22,24 @@ echo "== ClickHouse engine (libchdb from npm)"
 FAULTLINE_CHDB_LIB="$(.ci/install-chdb.sh | tail -n1)"
 export FAULTLINE_CHDB_LIB
 
+echo "== an old ClickHouse server (Debian's 18.16), for the version refusal"
+if ! command -v clickhouse-server >/dev/null 2>&1; then
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clickhouse-server >/dev/null
+fi
+old="$(mktemp -d /tmp/faultline-ch-old.XXXXXX)"
+clickhouse-server --config-file=/etc/clickhouse-server/config.xml -- \
+	--path="$old/" --tmp_path="$old/tmp/" --user_files_path="$old/uf/" --format_schema_path="$old/fs/" \
+	--listen_host=127.0.0.1 --tcp_port=19000 --http_port=18123 \
+	--logger.log="$old/log" --logger.errorlog="$old/err" --logger.console=0 >/dev/null 2>&1 &
+old_pid=$!
+trap 'kill "$old_pid" 2>/dev/null || true; rm -rf "$old"' EXIT
+for _ in $(seq 1 100); do
+	curl -sf http://127.0.0.1:18123/ping >/dev/null 2>&1 && break
+	sleep 0.2
+done
+export FAULTLINE_CH_OLD_URLS="clickhouse://127.0.0.1:19000/default clickhouse://127.0.0.1:18123/default?protocol=http"
+
 echo "== go vet"
 go vet ./...
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -37,7 +38,8 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.spoolDir, "spool-dir", "", "the writer's spool directory; default $FAULTLINE_SPOOL_DIR or the store URL's spool_dir")
 	fs.BoolVar(&f.json, "json", false, "one JSON document on stdout")
 	fs.BoolVar(&f.all, "all", false, "replay or drop every dead-letter batch")
-	if err := fs.Parse(args[1:]); err != nil {
+	ids, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		return exitUsage
 	}
 	if f.store == "" {
@@ -51,13 +53,28 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 	case "list":
 		return dlqList(e, q, f)
 	case "show":
-		return dlqEach(e, q, f, fs.Args(), func(id string) int { return dlqShow(e, q, id) })
+		return dlqEach(e, q, f, ids, func(id string) int { return dlqShow(e, q, id) })
 	case "replay":
-		return dlqReplay(ctx, e, q, f, fs.Args())
+		return dlqReplay(ctx, e, q, f, ids)
 	case "drop":
-		return dlqEach(e, q, f, fs.Args(), func(id string) int { return dlqDrop(e, q, id) })
+		return dlqEach(e, q, f, ids, func(id string) int { return dlqDrop(e, q, id) })
 	}
 	return fail(e.stderr, exitUsage, "unknown dlq command %q; %s", truncate(verb, 20), dlqUsage)
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the batch ids, and returns the ids.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var ids []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return ids, nil
+		}
+		ids, args = append(ids, fs.Arg(0)), fs.Args()[1:]
+	}
 }
 
 func openDLQ(e *env, f *dlqFlags) (*clickhouse.DLQ, int) {

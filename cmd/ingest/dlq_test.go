@@ -35,6 +35,7 @@ func TestDLQCommand(t *testing.T) {
 		{"malformed id", withDir, []string{"show", "../../etc/passwd"}, exitUsage, "not a batch id"},
 		{"unknown id", withDir, []string{"drop", strings.Repeat("ab", 16)}, exitUsage, "no such dead-letter batch"},
 		{"show without id", withDir, []string{"show"}, exitUsage, "name a batch ID"},
+		{"flags after the id", nil, []string{"drop", strings.Repeat("cd", 16), "--spool-dir", dir}, exitUsage, "no such dead-letter batch"},
 		{"replay into the embedded store", withDir, []string{"replay", "--store", "/tmp/x.db", "--all"}, exitUsage, "needs a ClickHouse store"},
 		{"replay unreachable", withDir, []string{"replay", "--store", "clickhouse://127.0.0.1:1/db?protocol=http&dial_timeout=200ms", "--all"}, exitFail, "check that ClickHouse is reachable"},
 	} {

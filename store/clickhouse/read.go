@@ -112,7 +112,9 @@ func (s *Store) query(ctx context.Context, what string, parts []part, limit int)
 			sqls[i], args = p.sql, append(args, p.args...)
 		}
 		q := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ") ORDER BY Timestamp, Kind LIMIT " + fmt.Sprint(limit)
+		t0 := time.Now()
 		rows, err := s.conn.Query(ctx, q, args...)
+		s.log.Debug("query", "took", time.Since(t0), "sql", q)
 		if err != nil {
 			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
 			return
