@@ -61,6 +61,10 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "incident", err)
 	}
+	if f.service != "" && !seen(rep, f.service) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("service %q wrote nothing in this window; check the name (services seen: %s)",
+			truncate(f.service, 60), servicesSeen(rep, 8)))
+	}
 	if f.json {
 		err = writeJSON(e.stdout, rep)
 	} else {
@@ -120,4 +124,24 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+func seen(rep *rootcause.Report, svc string) bool {
+	for _, s := range rep.Services {
+		if s.Service == svc {
+			return true
+		}
+	}
+	return false
+}
+
+func servicesSeen(rep *rootcause.Report, n int) string {
+	var names []string
+	for _, s := range rep.Services {
+		names = append(names, s.Service)
+	}
+	if len(names) > n {
+		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return strings.Join(names, ", ")
 }
