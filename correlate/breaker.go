@@ -67,16 +67,18 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			return // the tripping traces name the same silent dependency
 		}
 		followed = append(followed, lead.dep)
-		got, n, of, example, next := tripping(ctx, st, lead, opts, seen)
-		if got == "" {
+		tr := tripping(ctx, st, lead, opts, seen)
+		if tr.suspect == "" {
+			if tr.alias != "" && tr.alias != lead.dep && res.Suspect.Service == lead.dep {
+				res.Suspect.Service = tr.alias
+				res.Suspect.Reason += fmt.Sprintf("; calls to it name it %s", tr.alias)
+			}
 			return
 		}
 		res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s (e.g. trace %s)",
-			lead.dep, n, of, lead.dep, got, example)
-		if got != res.Suspect.Service {
-			res.Suspect.Service = got
-		}
-		res.lead = next
+			lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, tr.example)
+		res.Suspect.Service = tr.suspect
+		res.lead = tr.next
 	}
 	res.lead = nil
 }
@@ -87,8 +89,8 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 // how many, one example trace, and the lead of the winner when it is
 // itself a silent breaker dependency.
 func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options,
-	seen map[schema.TraceID]bool) (string, int, int, schema.TraceID, *breakerLead) {
-	hits := trippingTraces(ctx, st, lead, seen)
+	seen map[schema.TraceID]bool) trip {
+	hits, alias := trippingTraces(ctx, st, lead, seen)
 	votes := map[string]int{}
 	var order []string
 	examples := map[string]schema.TraceID{}
@@ -140,9 +142,21 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	// A breaker that named its dependency keeps it as the suspect unless
 	// most tripping traces point elsewhere.
 	if best == "" || lead.named && 2*votes[best] <= total {
-		return "", 0, 0, "", nil
+		return trip{alias: alias}
 	}
-	return best, votes[best], total, examples[best], leads[best]
+	return trip{suspect: best, votes: votes[best], of: total, example: examples[best], next: leads[best], alias: alias}
+}
+
+// trip is what the traces that tripped a breaker say.
+type trip struct {
+	suspect string // "" when they settle nothing
+	votes   int    // traces naming suspect
+	of      int    // traces that named a suspect
+	example schema.TraceID
+	next    *breakerLead // suspect's own lead, when it is a silent dependency again
+	// alias is the dependency's name in the instrumentation of calls to
+	// it (peer.service, a URL's host), when that differs from the lead's.
+	alias string
 }
 
 // traceHit is a trace in which a dependency failed, when, and the
@@ -159,13 +173,13 @@ type traceHit struct {
 // logs nothing, or its lines carry no service field, or the breaker's
 // name is short for it), the failures of every service in a shorter
 // window that are of the dependency or of calls to it count.
-func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) []traceHit {
+func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) ([]traceHit, string) {
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
-	hits := causeHits(ctx, st, q, lead.dep, seen)
+	hits, alias := causeHits(ctx, st, q, lead.dep, seen)
 	if len(hits) == 0 {
 		q.Service, q.From, q.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
-		hits = causeHits(ctx, st, q, lead.dep, seen)
+		hits, alias = causeHits(ctx, st, q, lead.dep, seen)
 	}
 	slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
 	out := hits[:0]
@@ -177,15 +191,16 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen
 			}
 		}
 	}
-	return out
+	return out, alias
 }
 
 // causeHits reads the records of q that are failures of service dep, or
 // of calls to it, other than fast failures (an open breaker, a full
 // bulkhead), in traces not yet seen.
 func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep string,
-	seen map[schema.TraceID]bool) []traceHit {
+	seen map[schema.TraceID]bool) ([]traceHit, string) {
 	var hits []traceHit
+	alias := ""
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			break
@@ -206,12 +221,15 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if isFastFailure(k) || k == "" {
 			continue
 		}
-		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(hint, dep)) {
+		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(externalName(hint), dep)) {
 			continue
+		}
+		if !sameService(svc, dep) && hintFromAttrs(&r) != "" && len(externalName(hint)) > len(alias) {
+			alias = externalName(hint) // how callers' instrumentation names it
 		}
 		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc})
 	}
-	return hits
+	return hits, alias
 }
 
 // sameService reports whether two names denote one service, by the rules
