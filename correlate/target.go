@@ -42,10 +42,14 @@ func hintFromAttrs(r *schema.Record) string {
 func hintFromText(l *lowered) string {
 	// Markers that introduce the callee's name, most specific first.
 	for _, m := range [...]string{
-		"no instances available for ", "circuitbreaker '", "circuit breaker '",
+		// The callee's own name before a breaker's or bulkhead's label,
+		// which is often short for it ("calling fraud-svc: CircuitBreaker
+		// 'fraud' is OPEN").
+		"no instances available for ", "calling ", "call to ", "request to ", "requesting ",
+		"connect to ", "connecting to ", "connection to ", "invoking ",
+		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
-		"bulkhead '", "bulkhead \"", "calling ", "call to ", "request to ", "requesting ",
-		"connect to ", "connecting to ", "connection to ", "invoking ", "upstream ",
+		"bulkhead '", "bulkhead \"", "upstream ",
 		"dial tcp ", "econnrefused ",
 		// "unexpected status 503 Service Unavailable from payment"
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
