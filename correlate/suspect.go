@@ -87,9 +87,9 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
 			name, e.class, tgt, via))
 		return nil, t.svcs[ti].firstError
-	case ti >= 0 && t.svcs[ti].firstSignal >= 0 && t.ents[t.svcs[ti].firstSignal].class.PointsElsewhere():
+	case ti >= 0 && t.svcs[ti].firstSignal >= 0 && signalPoints(t, t.svcs[ti].firstSignal):
 		// The callee only warned, and its warning is itself a symptom (its
-		// own breaker open, its own calls timing out): follow it.
+		// own breaker open, its own calls timing out or failing): follow it.
 		sig := t.svcs[ti].firstSignal
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals",
 			name, e.class, tgt, via, t.ents[sig].class))
@@ -186,9 +186,13 @@ func firstCause(t *Trace, name string) int32 {
 }
 
 // telling reports whether a failure says why its service failed: not a
-// fast failure, and not a bare status ("503", an access-log line) that
-// names no callee.
+// fast failure, not a bare status ("503", an access-log line) that names
+// no callee, and not a call to a local agent (metrics, logs). An error
+// handled by a fallback is telling: it is what trips a breaker.
 func telling(t *Trace, i int32) bool {
+	if tgt, _ := t.hint(i); isLoopback(tgt) || mentionsLoopback(messageOf(t.rec(i))) {
+		return false
+	}
 	switch t.ents[i].class {
 	case schema.KindCircuitOpen, schema.KindBulkheadFull:
 		return false
@@ -301,4 +305,14 @@ func isWeak(k schema.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// signalPoints reports whether a failure signal is a symptom of another
+// failure: of a kind that points elsewhere, or naming a callee of its own.
+func signalPoints(t *Trace, sig int32) bool {
+	if t.ents[sig].class.PointsElsewhere() {
+		return true
+	}
+	tgt, _ := pointer(t, sig)
+	return tgt != "" && tgt != t.svcs[t.ents[sig].svc].name
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -27,12 +26,12 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	case "gzip", "x-gzip":
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read gzip body: %w: %v", ErrBadEncoding, err)
+			return nil, errNotGzip(err)
 		}
 		defer zr.Close()
 		in = zr
 	default:
-		return nil, fmt.Errorf("cannot read body with encoding %q: %w", truncate(enc, 40), ErrBadEncoding)
+		return nil, badInput(ErrBadEncoding, nil, "Content-Encoding %q is not supported; send gzip or identity", truncate(enc, 40))
 	}
 	b, err := io.ReadAll(io.LimitReader(in, max+1))
 	if err != nil {
@@ -41,7 +40,7 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 			return nil, ErrTooLarge
 		}
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("cannot read body: %w: %v", ErrBadEncoding, err)
+			return nil, errNotGzip(err)
 		}
 		return nil, fmt.Errorf("cannot read body: %w", err)
 	}
@@ -51,21 +50,37 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return b, nil
 }
 
+func errNotGzip(cause error) error {
+	return badInput(ErrBadEncoding, cause, "the body is not valid gzip although Content-Encoding says gzip; send it compressed whole, or drop the header")
+}
+
 // unsnappy decodes a snappy block-compressed body, refusing one whose
 // decoded length is over max before allocating it.
 func unsnappy(b []byte, max int64) ([]byte, error) {
 	n, err := snappy.DecodedLen(b)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read snappy body: %w: %v", ErrBadEncoding, err)
+		return nil, errNotSnappy(b, err)
 	}
 	if int64(n) > max {
 		return nil, ErrTooLarge
 	}
 	out, err := snappy.Decode(nil, b)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read snappy body: %w: %v", ErrBadEncoding, err)
+		return nil, errNotSnappy(b, err)
 	}
 	return out, nil
+}
+
+// errNotSnappy answers a Loki protobuf push whose body is not snappy, with
+// a hint when it is plainly something else.
+func errNotSnappy(b []byte, cause error) error {
+	switch {
+	case isGzip(b):
+		return errGzipHint(cause)
+	case looksJSON(b):
+		return badInput(ErrBadEncoding, cause, "the body looks like JSON; set Content-Type: application/json")
+	}
+	return badInput(ErrBadEncoding, cause, "the body is not snappy-compressed protobuf, as a Loki push of type application/x-protobuf must be")
 }
 
 // mediaType is the Content-Type without parameters, lowercase.

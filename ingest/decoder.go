@@ -51,13 +51,13 @@ func (dc *Decoder) Limits() Limits { return dc.lim }
 // write them. Blank lines are skipped; a line that is not a JSON object is
 // rejected as bad_json.
 func (dc *Decoder) JSONLines(data []byte, sink RecordSink) {
-	eachLine(data, func(line []byte) { dc.JSONLine(line, sink) })
+	eachLine(trimBOM(data), func(line []byte) { dc.JSONLine(line, sink) })
 }
 
 // TextLines decodes newline-separated plain text lines; a line that is
 // itself a JSON object is read as a structured record.
 func (dc *Decoder) TextLines(data []byte, sink RecordSink) {
-	eachLine(data, func(line []byte) { dc.TextLine(line, sink) })
+	eachLine(trimBOM(data), func(line []byte) { dc.TextLine(line, sink) })
 }
 
 // JSONLine decodes one JSON object line.

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -22,9 +21,13 @@ type lokiJSONBody struct {
 // bad_json, one with an unreadable timestamp as bad_timestamp. It returns
 // ErrMalformed when the body is not such a document.
 func (dc *Decoder) LokiJSON(data []byte, sink RecordSink) error {
+	data = trimBOM(data)
+	if err := checkJSONBody(data, "Loki push JSON"); err != nil {
+		return err
+	}
 	var body lokiJSONBody
 	if err := json.Unmarshal(data, &body); err != nil {
-		return fmt.Errorf("cannot read Loki push JSON: %w: %v", ErrMalformed, err)
+		return badInput(ErrMalformed, err, "body is not valid Loki push JSON: %s", jsonReason(err))
 	}
 	ref := firstLokiTime(body)
 	for _, st := range body.Streams {

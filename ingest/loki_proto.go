@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"fmt"
-
 	"github.com/grafana/loki/pkg/push"
 )
 
@@ -13,7 +11,7 @@ import (
 func (dc *Decoder) LokiProto(data []byte, sink RecordSink) error {
 	var req push.PushRequest
 	if err := req.Unmarshal(data); err != nil {
-		return fmt.Errorf("cannot read Loki push protobuf: %w: %v", ErrMalformed, err)
+		return protoError("Loki push protobuf", data, err)
 	}
 	for _, st := range req.Streams {
 		labels, err := parseLabels(st.Labels)

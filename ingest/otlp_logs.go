@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -14,29 +13,44 @@ import (
 func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
 	req := plogotlp.NewExportRequest()
 	if err := req.UnmarshalProto(data); err != nil {
-		return fmt.Errorf("cannot read OTLP logs protobuf: %w: %v", ErrMalformed, err)
+		return protoError("OTLP/protobuf ExportLogsServiceRequest", data, err)
 	}
-	dc.otlpLogs(req.Logs(), sink)
+	dc.otlpLogs(req.Logs(), nil, sink)
 	return nil
 }
 
 // OTLPLogsJSON decodes an OTLP ExportLogsServiceRequest in JSON, as the
-// Collector's otlphttp exporter and file exporter write it.
+// Collector's otlphttp exporter and file exporter write it. A record whose
+// traceId or spanId is not hex of the right length is rejected
+// (bad_trace_id, bad_span_id); the others are read.
 func (dc *Decoder) OTLPLogsJSON(data []byte, sink RecordSink) error {
+	data = trimBOM(data)
+	if err := checkJSONBody(data, "OTLP/JSON"); err != nil {
+		return err
+	}
+	data, bad := scrubOTLPIDs(data, "logs")
 	req := plogotlp.NewExportRequest()
 	if err := req.UnmarshalJSON(data); err != nil {
-		return fmt.Errorf("cannot read OTLP logs JSON: %w: %v", ErrMalformed, err)
+		return jsonIterError("OTLP/JSON", err)
 	}
-	dc.otlpLogs(req.Logs(), sink)
+	dc.otlpLogs(req.Logs(), bad, sink)
 	return nil
 }
 
-func (dc *Decoder) otlpLogs(ld plog.Logs, sink RecordSink) {
+// otlpLogs decodes every record of ld; bad names, by ordinal, the records
+// to reject instead.
+func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink) {
+	ord := 0
 	for _, rl := range ld.ResourceLogs().All() {
 		res := rl.Resource().Attributes()
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				dc.otlpLog(res, sl.Scope().Name(), lr, sink)
+				if reason, ok := bad[ord]; ok {
+					sink.Reject(reason)
+				} else {
+					dc.otlpLog(res, sl.Scope().Name(), lr, sink)
+				}
+				ord++
 			}
 		}
 	}

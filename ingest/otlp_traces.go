@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"fmt"
-
 	"github.com/faultline/faultline/schema"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -13,28 +11,43 @@ import (
 func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
 	req := ptraceotlp.NewExportRequest()
 	if err := req.UnmarshalProto(data); err != nil {
-		return fmt.Errorf("cannot read OTLP traces protobuf: %w: %v", ErrMalformed, err)
+		return protoError("OTLP/protobuf ExportTraceServiceRequest", data, err)
 	}
-	dc.otlpTraces(req.Traces(), sink)
+	dc.otlpTraces(req.Traces(), nil, sink)
 	return nil
 }
 
-// OTLPTracesJSON decodes an OTLP ExportTraceServiceRequest in JSON.
+// OTLPTracesJSON decodes an OTLP ExportTraceServiceRequest in JSON. A span
+// whose traceId, spanId or parentSpanId is not hex of the right length is
+// rejected (a bad id of a span link is dropped); the others are read.
 func (dc *Decoder) OTLPTracesJSON(data []byte, sink RecordSink) error {
+	data = trimBOM(data)
+	if err := checkJSONBody(data, "OTLP/JSON"); err != nil {
+		return err
+	}
+	data, bad := scrubOTLPIDs(data, "spans")
 	req := ptraceotlp.NewExportRequest()
 	if err := req.UnmarshalJSON(data); err != nil {
-		return fmt.Errorf("cannot read OTLP traces JSON: %w: %v", ErrMalformed, err)
+		return jsonIterError("OTLP/JSON", err)
 	}
-	dc.otlpTraces(req.Traces(), sink)
+	dc.otlpTraces(req.Traces(), bad, sink)
 	return nil
 }
 
-func (dc *Decoder) otlpTraces(td ptrace.Traces, sink RecordSink) {
+// otlpTraces decodes every span of td; bad names, by ordinal, the spans to
+// reject instead.
+func (dc *Decoder) otlpTraces(td ptrace.Traces, bad map[int]Reason, sink RecordSink) {
+	ord := 0
 	for _, rs := range td.ResourceSpans().All() {
 		res := rs.Resource().Attributes()
 		for _, ss := range rs.ScopeSpans().All() {
 			for _, sp := range ss.Spans().All() {
-				dc.otlpSpan(res, sp, sink)
+				if reason, ok := bad[ord]; ok {
+					sink.Reject(reason)
+				} else {
+					dc.otlpSpan(res, sp, sink)
+				}
+				ord++
 			}
 		}
 	}

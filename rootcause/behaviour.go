@@ -185,6 +185,7 @@ func codeLocation(body string) string {
 		if i >= 6 {
 			break
 		}
+		w = strings.TrimRight(w, ":,;") // Go's log writes "main.go:42: message"
 		j := strings.LastIndexAny(w, "#:")
 		if j <= 0 || j == len(w)-1 || !isDigits(w[j+1:]) || !isLetter(w[0]) {
 			continue

@@ -1,0 +1,219 @@
+package rootcause
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// incident builds a small incident by hand. checkout calls inventory, which
+// calls its database; mailer runs on its own. In the window inventory's
+// reserve operation throws: it stops logging "stock reserved", logs a new
+// error of its own, and checkout logs that its call failed. mailer logs
+// the same warning all day, in the baseline as in the window.
+type incident struct {
+	base, win []schema.Record
+	from, to  time.Time
+	baseWin   Window
+}
+
+var t0 = time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+
+func newIncident() *incident {
+	in := &incident{from: t0.Add(30 * time.Minute), to: t0.Add(40 * time.Minute)}
+	in.baseWin = Window{From: t0, To: in.from}
+	n := 0
+	add := func(dst *[]schema.Record, at time.Time, faulty bool) {
+		n++
+		tid := schema.TraceID(fmt.Sprintf("%032x", n))
+		sid := func(k int) schema.SpanID { return schema.SpanID(fmt.Sprintf("%014x%02x", n, k)) }
+		span := func(k, parent int, svc, op string, d time.Duration) schema.Record {
+			r := schema.Record{Type: schema.TypeSpan, Time: at.Add(time.Duration(k) * time.Millisecond), TraceID: tid,
+				SpanID: sid(k), Service: svc, Name: op, Duration: d}
+			if parent > 0 {
+				r.ParentSpanID = sid(parent)
+			}
+			return r
+		}
+		log := func(k int, svc string, sev schema.Severity, body string) schema.Record {
+			return schema.Record{Type: schema.TypeLog, Time: at.Add(time.Duration(k)*time.Millisecond + 500*time.Microsecond),
+				TraceID: tid, SpanID: sid(k), Service: svc, Severity: sev, Body: body}
+		}
+		*dst = append(*dst,
+			span(1, 0, "checkout", "POST /checkout", 30*time.Millisecond),
+			span(2, 1, "inventory", "InventoryController.reserve", 20*time.Millisecond),
+			log(2, "inventory", schema.SeverityInfo, fmt.Sprintf("10:00:00.000 INFO  i.c.InventoryController#41 reserve request for item %d", n)))
+		if faulty {
+			*dst = append(*dst,
+				log(2, "inventory", schema.SeverityError, fmt.Sprintf("10:00:00.001 ERROR i.s.StockService#88 reserve failed: stock row %d is locked by a broken migration", n)),
+				log(1, "checkout", schema.SeverityError, "10:00:00.002 ERROR c.s.CheckoutService#120 checkout failed: inventory answered 500"))
+		} else {
+			*dst = append(*dst,
+				span(3, 2, "inventory", "SELECT stock", 5*time.Millisecond),
+				log(2, "inventory", schema.SeverityInfo, fmt.Sprintf("10:00:00.001 INFO  i.s.StockService#97 stock reserved for item %d", n)))
+		}
+		if n%3 == 0 {
+			*dst = append(*dst, schema.Record{Type: schema.TypeLog, Time: at, TraceID: schema.TraceID(fmt.Sprintf("%032x", 1_000_000+n)),
+				Service: "mailer", Severity: schema.SeverityWarn, Body: "smtp relay slow, retrying in 5s"})
+		}
+	}
+	for i := range 120 {
+		add(&in.base, t0.Add(time.Duration(i)*15*time.Second), false)
+	}
+	for i := range 40 {
+		add(&in.win, in.from.Add(time.Duration(i)*15*time.Second), i >= 4)
+	}
+	return in
+}
+
+func (in *incident) analyze(q Query) *Report {
+	q.From, q.To = in.from, in.to
+	return AnalyzeRecords(in.win, in.base, q, in.baseWin, Options{})
+}
+
+func TestSyntheticIncidentRanksTheFaultyService(t *testing.T) {
+	rep := newIncident().analyze(Query{})
+	if len(rep.Candidates) == 0 {
+		t.Fatal("no candidates")
+	}
+	top := rep.Candidates[0]
+	if top.Service != "inventory" {
+		t.Fatalf("top candidate %s, want inventory; candidates:\n%s", top.Service, dump(rep))
+	}
+	for _, want := range []string{"trace_origin", "new_errors", "behaviour"} {
+		if !hasSignal(top, want) {
+			t.Errorf("inventory lacks the %s signal:\n%s", want, dump(rep))
+		}
+	}
+	var sum float64
+	for _, s := range top.Signals {
+		sum += s.Value
+		if s.Reason == "" && s.Name != "onset" {
+			t.Errorf("signal %s has no evidence line", s.Name)
+		}
+	}
+	if diff := sum - top.Score; diff > 0.01 || diff < -0.01 {
+		t.Errorf("score %.3f is not the sum of its signals %.3f", top.Score, sum)
+	}
+	for _, c := range rep.Candidates {
+		if c.Service == "mailer" && c.Score >= top.Score/2 {
+			t.Errorf("mailer, warning as always, scores %.2f against %.2f", c.Score, top.Score)
+		}
+	}
+}
+
+func TestAnalysisIsDeterministic(t *testing.T) {
+	in := newIncident()
+	want := dump(in.analyze(Query{}))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		rng.Shuffle(len(in.win), func(i, j int) { in.win[i], in.win[j] = in.win[j], in.win[i] })
+		rng.Shuffle(len(in.base), func(i, j int) { in.base[i], in.base[j] = in.base[j], in.base[i] })
+		if got := dump(in.analyze(Query{})); got != want {
+			t.Fatalf("shuffled input gives another report:\n%s\nwant:\n%s", got, want)
+		}
+	}
+}
+
+func TestScopeByService(t *testing.T) {
+	in := newIncident()
+	// mailer gets a new error of its own in the window, unrelated to checkout.
+	for i := range 30 {
+		in.win = append(in.win, schema.Record{Type: schema.TypeLog, Time: in.from.Add(time.Duration(i) * time.Second),
+			TraceID: schema.TraceID(fmt.Sprintf("%032x", 2_000_000+i)), Service: "mailer",
+			Severity: schema.SeverityError, Body: "template store unreachable"})
+	}
+	all := in.analyze(Query{})
+	if !slices.ContainsFunc(all.Candidates, func(c Candidate) bool { return c.Service == "mailer" }) {
+		t.Fatalf("unscoped analysis lacks mailer:\n%s", dump(all))
+	}
+	scoped := in.analyze(Query{Service: "checkout"})
+	for _, c := range scoped.Candidates {
+		if c.Service != "checkout" && c.Service != "inventory" {
+			t.Errorf("scoped to checkout, the candidates include %s", c.Service)
+		}
+	}
+	if len(scoped.Candidates) == 0 || scoped.Candidates[0].Service != "inventory" {
+		t.Errorf("scoped to checkout, want inventory first:\n%s", dump(scoped))
+	}
+}
+
+// TestBehaviourIgnoresTrafficMix: when the mix of operations changes but
+// each operation behaves as before, no behaviour shift is found; when one
+// operation stops writing a line it always wrote, it is.
+func TestBehaviourIgnoresTrafficMix(t *testing.T) {
+	mk := func(nA, nB int, dropB bool) *period {
+		p := newPeriod(t0, t0.Add(time.Hour))
+		for i := range nA + nB {
+			op, line := "list", "listed items"
+			if i >= nA {
+				op, line = "get", "got item"
+			}
+			tid := schema.TraceID(fmt.Sprintf("%032x", i+1))
+			sid := schema.SpanID(fmt.Sprintf("%016x", i+1))
+			recs := []schema.Record{{Type: schema.TypeSpan, Time: t0, TraceID: tid, SpanID: sid, Service: "svc", Name: op}}
+			if !(dropB && op == "get") {
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: t0, TraceID: tid, SpanID: sid,
+					Service: "svc", Severity: schema.SeverityInfo, Body: line})
+			}
+			for j := range recs {
+				p.add(&recs[j], 0)
+			}
+			p.addBehaviour(recs)
+		}
+		return p
+	}
+	base := mk(90, 10, false)
+	if s := behaviourShifts(mk(10, 90, false), base, "svc"); len(s) != 0 {
+		t.Errorf("a change of traffic mix alone gives shifts: %+v", s)
+	}
+	s := behaviourShifts(mk(50, 50, true), base, "svc")
+	if len(s) != 1 || s[0].key.op != "get" || s[0].pw != 0 || s[0].pb != 1 {
+		t.Errorf("want one shift, get stopped logging; got %+v", s)
+	}
+}
+
+func TestCodeLocation(t *testing.T) {
+	for body, want := range map[string]string{
+		"16:42:22.382 ERROR f.s.FoodServiceImpl#302 TraceID: da8c SpanID: 4ef0 [getAllFood] failed": "f.s.FoodServiceImpl#302",
+		"2026/01/15 10:00:00 main.go:42: starting":                                                  "main.go:42",
+		"INFO app.py:17 request done":                                                               "app.py:17",
+		"connecting to db.example.com:5432":                                                         "",
+		"10.0.0.1:8080 refused":                                                                     "",
+		"plain message without a location":                                                         "",
+	} {
+		if got := codeLocation(body); got != want {
+			t.Errorf("codeLocation(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestEmptyBaselineWarns(t *testing.T) {
+	in := newIncident()
+	rep := AnalyzeRecords(in.win, nil, Query{From: in.from, To: in.to}, Window{}, Options{})
+	if rep.Baseline != nil || len(rep.Warnings) == 0 {
+		t.Errorf("no baseline: want a warning and no baseline window, got %+v / %v", rep.Baseline, rep.Warnings)
+	}
+	if len(rep.Candidates) == 0 || rep.Candidates[0].Service != "inventory" {
+		t.Errorf("without a baseline the trace origins still point at inventory:\n%s", dump(rep))
+	}
+}
+
+func hasSignal(c Candidate, name string) bool {
+	return slices.ContainsFunc(c.Signals, func(s Signal) bool { return s.Name == name })
+}
+
+func dump(rep *Report) string {
+	var b strings.Builder
+	for _, c := range rep.Candidates {
+		sig, _ := json.Marshal(c.Signals)
+		fmt.Fprintf(&b, "%d %s %s %.3f %s\n", c.Rank, c.Service, c.Kind, c.Score, sig)
+	}
+	return b.String()
+}
