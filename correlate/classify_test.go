@@ -58,6 +58,7 @@ func TestClassifyMessages(t *testing.T) {
 		{`request failed after 3 retries`, schema.KindRetryExhausted},
 		// Connection pools.
 		{`HikariPool-1 - Connection is not available, request timed out after 30000ms.`, schema.KindDBPoolExhaustion},
+		{`KnexTimeoutError: Knex: Timeout acquiring a connection. The pool is probably full.`, schema.KindDBPoolExhaustion},
 		{`org.apache.commons.dbcp.SQLNestedException: Cannot get a connection, pool error Timeout waiting for idle object`, schema.KindDBPoolExhaustion},
 		{`sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30`, schema.KindDBPoolExhaustion},
 		{`FATAL: sorry, too many clients already`, schema.KindDBPoolExhaustion},
@@ -162,6 +163,12 @@ func TestHintFromText(t *testing.T) {
 		{`dial tcp 10.0.0.7:5432: connect: connection refused`, "10.0.0.7"},
 		{`Error: connect ECONNREFUSED 127.0.0.1:6379`, "127.0.0.1"},
 		{`something failed`, ""},
+		// The callee's name beats a breaker's label, often short for it.
+		{`Error calling fraud-svc: CircuitBreaker 'fraud' is OPEN and does not permit further calls`, "fraud-svc"},
+		// An address beside a URL: the URL's host names the service.
+		{`Get "http://session:8080/api/v1/session": dial tcp 10.3.219.194:8080: connect: connection refused`, "session"},
+		{`upstream call failed: circuit breaker is open`, ""},
+		{`upstream call failed: unexpected status 500 Internal Server Error from billing`, "billing"},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {

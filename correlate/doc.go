@@ -27,6 +27,11 @@
 //
 // # Span tree
 //
+// A record without a service field (a plain-text line shipped as is) is
+// given the service its text names: a "service.name=X" or "service=X"
+// field, or the "[ERROR] X: ..." prefix; else it stays unnamed, and an
+// unnamed service is never chosen over a named one as a suspect.
+//
 // Every span becomes a node linked to its parent. Logs attach to spans by
 // span id; a span id that only logs carry becomes a virtual node; a log
 // without a span id goes to the deepest span of its own service that was
@@ -91,18 +96,54 @@
 //
 // Symptoms point elsewhere and the analysis follows the pointer: a timeout,
 // an open breaker, a full bulkhead, exhausted retries, a refused
-// connection (and a 5xx) point at the callee. The callee is the failing
-// call's child span on another service (preferring the one the record
-// names, then one that failed, then one that signalled, then the slowest),
-// else the name from attributes or text. While the callee logged an error,
+// connection (and a 5xx) point at the callee. The callee a record names
+// itself (peer.service, a URL's host, "calling X") wins; else the failing
+// call's child span on another service (one that failed, then one that
+// signalled; a callee that answered fine only for a timeout, as the slow
+// one); else the failed outbound call of the same service under it. A fast
+// failure (an open breaker, a full bulkhead) made no call: the spans under
+// it are other calls and are not used. While the callee logged an error,
 // the walk moves to the callee's first error; it ends at the deepest
 // failing service with no failing dependency of its own. A callee that
 // logged only failure signals becomes the suspect with the signal's kind
-// (GC pauses make resource-gc). A silent callee of a symptom becomes the
-// suspect with the symptom's kind: an open breaker with no downstream error
-// in the trace points at the dependency it protects. A symptom that names
-// no callee falls back on another service that signalled a failure before
+// (GC pauses make resource-gc), unless its signal points further (its own
+// breaker open, its retries of another callee), which the walk follows. A
+// silent callee of a symptom becomes the suspect with the symptom's kind:
+// an open breaker with no downstream error in the trace points at the
+// dependency it protects. A symptom that names no callee falls back on
+// another service, not one of its callers, that signalled a failure before
 // it. The suspect's reason spells out each hop.
+//
+// The walk starts at the origin unless the origin is incidental: an error
+// inside a request its service still answered successfully (a metrics
+// flush to a local agent failing, a handled error), or an error of a kind
+// that does not propagate (unknown, deterministic, auth, not found) that
+// nothing in the trace failed because of. It then starts at the first
+// error that is not. A trace with no error but failure signals (a caller
+// retrying 429s) stays unfailed and still gets the suspect its first
+// signal points at.
+//
+// Dependencies outside the trace are named by their host's registered
+// domain ("api.stripe.com" is stripe) or, inside a cluster, by the first
+// label ("payment.default.svc.cluster.local" is payment); a breaker's short
+// name takes the peer.service of a call to the same dependency.
+//
+// # Open breakers across traces
+//
+// An open breaker's trace shows no cause: the calls that tripped it failed
+// in earlier traces. When [Analyze] reads from a [WindowStore] and the
+// suspect is the silent dependency of a fast failure (or the failing
+// service itself, when its breaker names nothing), it reads the failures
+// of that dependency in the two minutes before (or, when it has none under
+// that name, the failures of calls to it in the last thirty seconds),
+// leaving out fast failures and bare statuses, and analyses the latest
+// traces they belong to, starting each walk at the dependency's first
+// telling error. A trace where the dependency only failed fast does not
+// count. The suspect becomes the service most of them point at (when the
+// breaker named its dependency, only a majority moves it), and the reason
+// quotes the count and an example trace. A breaker behind a breaker is
+// followed the same way, three deep at most. [AnalyzeRecords], which has
+// no store, stops at the dependency.
 //
 // # For incident analysis
 //

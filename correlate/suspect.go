@@ -30,11 +30,13 @@ func findSuspect(t *Trace) {
 		// An error inside a request that still succeeded (a metrics flush
 		// failing, a handled cache miss), or one nothing else in the trace
 		// failed because of, is not what failed the trace.
-		for _, i := range t.events {
-			if !incidental(t, i) {
-				cur = i
-				break
-			}
+		cur = firstNot(t, cur, incidental)
+		if incidental(t, cur) {
+			// Every error was handled (the request succeeded in the end, by
+			// a retry): the first one of a kind that propagates tells most.
+			cur = firstNot(t, cur, func(t *Trace, i int32) bool {
+				return isWeak(t.ents[i].class) || !telling(t, i) && contained(t, i)
+			})
 		}
 	}
 	if t.opts.suspectFrom != "" {
@@ -83,10 +85,10 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	}
 	ti := t.findService(tgt)
 	switch {
-	case ti >= 0 && t.svcs[ti].firstError >= 0:
+	case ti >= 0 && calleeError(t, ti) >= 0:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
 			name, e.class, tgt, via))
-		return nil, t.svcs[ti].firstError
+		return nil, calleeError(t, ti)
 	case ti >= 0 && t.svcs[ti].firstSignal >= 0 && signalPoints(t, t.svcs[ti].firstSignal):
 		// The callee only warned, and its warning is itself a symptom (its
 		// own breaker open, its own calls timing out or failing): follow it.
@@ -315,4 +317,32 @@ func signalPoints(t *Trace, sig int32) bool {
 	}
 	tgt, _ := pointer(t, sig)
 	return tgt != "" && tgt != t.svcs[t.ents[sig].svc].name
+}
+
+// calleeError is the first error of service svc that is not incidental
+// (see incidental); -1 when the service logged no error, or only
+// incidental ones: an error inside a request the service still answered
+// tells nothing of why its caller failed, its signals may.
+func calleeError(t *Trace, svc int32) int32 {
+	first := t.svcs[svc].firstError
+	if first < 0 || !incidental(t, first) {
+		return first
+	}
+	for _, i := range t.events {
+		if t.ents[i].svc == svc && !incidental(t, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstNot is the first error event for which skip is false; def when
+// there is none.
+func firstNot(t *Trace, def int32, skip func(*Trace, int32) bool) int32 {
+	for _, i := range t.events {
+		if !skip(t, i) {
+			return i
+		}
+	}
+	return def
 }

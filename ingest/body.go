@@ -2,11 +2,13 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 
 	"github.com/golang/snappy"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -37,17 +39,22 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, ErrTooLarge
+			return nil, errTooLarge(max)
 		}
-		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
+		var ce flate.CorruptInputError
+		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ce) {
 			return nil, errNotGzip(err)
 		}
 		return nil, fmt.Errorf("cannot read body: %w", err)
 	}
 	if int64(len(b)) > max {
-		return nil, ErrTooLarge
+		return nil, errTooLarge(max)
 	}
 	return b, nil
+}
+
+func errTooLarge(max int64) error {
+	return badInput(ErrTooLarge, nil, "the body is over the size limit of %d bytes (after decompression); send smaller batches", max)
 }
 
 func errNotGzip(cause error) error {
@@ -62,7 +69,7 @@ func unsnappy(b []byte, max int64) ([]byte, error) {
 		return nil, errNotSnappy(b, err)
 	}
 	if int64(n) > max {
-		return nil, ErrTooLarge
+		return nil, errTooLarge(max)
 	}
 	out, err := snappy.Decode(nil, b)
 	if err != nil {

@@ -2,9 +2,13 @@ package ingest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -23,7 +27,7 @@ func (s *Server) decodeLoki(r *http.Request, body []byte, b *Batch) (string, err
 		}
 		return "loki-protobuf", s.dec.LokiProto(raw, b)
 	default:
-		return "loki", fmt.Errorf("cannot read Loki push of type %q: %w", truncate(mt, 60), ErrUnsupportedType)
+		return "loki", badInput(ErrUnsupportedType, nil, "Content-Type %q is not a Loki push; send application/x-protobuf (snappy) or application/json", truncate(mt, 60))
 	}
 }
 
@@ -40,7 +44,7 @@ func isJSON(r *http.Request) (bool, error) {
 	case "application/x-protobuf", "application/protobuf", "":
 		return false, nil
 	default:
-		return false, fmt.Errorf("cannot read OTLP of type %q: %w", truncate(mt, 60), ErrUnsupportedType)
+		return false, badInput(ErrUnsupportedType, nil, "Content-Type %q is not OTLP/HTTP; send application/x-protobuf or application/json", truncate(mt, 60))
 	}
 }
 
@@ -85,14 +89,25 @@ func (s *Server) replyStats(w http.ResponseWriter, _ *http.Request, status int, 
 	json.NewEncoder(w).Encode(rep)
 }
 
-// publicError is the message a client sees: the error's text, which never
-// holds internals beyond what the client sent.
+// publicError is the message a client sees: one plain sentence, never a
+// parser's or the store's internals (those go to the server log).
 func publicError(err error) string {
-	s := err.Error()
-	if statusOf(err) >= 500 {
+	var ie *inputError
+	switch code := statusOf(err); {
+	case errors.As(err, &ie):
+		return truncate(ie.msg, 300)
+	case errors.Is(err, ErrStoreFull):
+		return "the store's write spool is full; retry later"
+	case errors.Is(err, ErrStoreUnavailable):
+		return "the store is unavailable; retry later"
+	case code == http.StatusTooManyRequests:
+		return "too many writes in flight; retry later"
+	case code == http.StatusInternalServerError:
+		return "internal error; the server log has the details"
+	case code >= 500:
 		return "the store cannot take the batch right now; retry later"
 	}
-	return truncate(s, 300)
+	return truncate(err.Error(), 300)
 }
 
 // rejectSummary is the partial-success message: "bad_json: 2, bad_trace_id: 1".
@@ -106,7 +121,7 @@ func rejectSummary(st Stats) string {
 
 func (s *Server) replyOTLPLogs(w http.ResponseWriter, r *http.Request, status int, st Stats, err error) {
 	if err != nil {
-		s.replyOTLPError(w, status, err)
+		s.replyOTLPError(w, r, status, err)
 		return
 	}
 	resp := plogotlp.NewExportResponse()
@@ -126,7 +141,7 @@ func (s *Server) replyOTLPLogs(w http.ResponseWriter, r *http.Request, status in
 
 func (s *Server) replyOTLPTraces(w http.ResponseWriter, r *http.Request, status int, st Stats, err error) {
 	if err != nil {
-		s.replyOTLPError(w, status, err)
+		s.replyOTLPError(w, r, status, err)
 		return
 	}
 	resp := ptraceotlp.NewExportResponse()
@@ -157,10 +172,45 @@ func writeOTLP(w http.ResponseWriter, j bool, out []byte, err error) {
 	w.Write(out)
 }
 
-// replyOTLPError answers a failed OTLP request with a JSON error (the
-// status code carries what OTLP clients act on: 400, 413, 429, 503).
-func (s *Server) replyOTLPError(w http.ResponseWriter, status int, err error) {
-	w.Header().Set("Content-Type", "application/json")
+// replyOTLPError answers a failed OTLP request with a google.rpc.Status in
+// the request's encoding, as OTLP/HTTP asks: protobuf for a protobuf
+// request, JSON otherwise (also for an unsupported Content-Type). The
+// status code carries what clients act on: 400, 413, 415, 429, 503.
+func (s *Server) replyOTLPError(w http.ResponseWriter, r *http.Request, status int, err error) {
+	st := &spb.Status{Code: int32(rpcCodeOf(status)), Message: publicError(err)}
+	if j, e := isJSON(r); j || e != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]any{"code": st.Code, "message": st.Message})
+		return
+	}
+	out, merr := proto.Marshal(st)
+	if merr != nil {
+		http.Error(w, st.Message, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": publicError(err)})
+	w.Write(out)
+}
+
+// gRPC status codes of google.rpc.Status answers.
+const (
+	rpcInvalidArgument   = 3
+	rpcResourceExhausted = 8
+	rpcInternal          = 13
+	rpcUnavailable       = 14
+)
+
+// rpcCodeOf is the gRPC code of an HTTP status, per the usual mapping.
+func rpcCodeOf(status int) int {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnsupportedMediaType:
+		return rpcInvalidArgument
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return rpcResourceExhausted
+	case http.StatusServiceUnavailable:
+		return rpcUnavailable
+	}
+	return rpcInternal
 }

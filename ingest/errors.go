@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 )
 
 // inputError is an error of what the client sent. Error is one plain
@@ -104,18 +102,12 @@ func jsonKind(k string) string {
 	return "a " + k
 }
 
-var iterPos = regexp.MustCompile(`#(\d+) byte`)
-
 // jsonIterError turns an error of pdata's JSON reader (valid JSON whose
-// shape is not the expected document) into a plain sentence.
+// shape is not the expected document) into a plain sentence. (Its message
+// names reader functions, and its byte position counts within a context
+// window, not the body: neither is shown.)
 func jsonIterError(what string, err error) error {
-	where := ""
-	if m := iterPos.FindStringSubmatch(err.Error()); m != nil {
-		if n, e := strconv.Atoi(m[1]); e == nil {
-			where = fmt.Sprintf(" near byte %d", n)
-		}
-	}
-	return badInput(ErrMalformed, err, "body is not valid %s: a value has the wrong type%s", what, where)
+	return badInput(ErrMalformed, err, "body is not valid %s: a field has a value of the wrong type (see the OTLP/JSON encoding of the protobuf messages)", what)
 }
 
 // protoError turns a protobuf decoding error into a plain sentence, with

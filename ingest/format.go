@@ -20,8 +20,9 @@ const (
 // DetectFormat tells the format of a file from its first non-blank line: a
 // JSON object with resourceLogs, resourceSpans or streams at the top is an
 // OTLP or Loki body, another JSON object a log record, anything else text.
+// A leading UTF-8 byte order mark is ignored.
 func DetectFormat(first []byte) Format {
-	first = bytes.TrimSpace(first)
+	first = bytes.TrimSpace(trimBOM(first))
 	if len(first) == 0 || first[0] != '{' {
 		return FormatText
 	}

@@ -1,10 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -68,12 +71,22 @@ func (s *Server) handle(ctx context.Context, r *http.Request, decode decodeFunc)
 	b := NewBatch(lim)
 	format, err := decode(r, body, b)
 	s.m.bytes.WithLabelValues(format).Add(float64(len(body)))
+	plain := !strings.Contains(strings.ToLower(r.Header.Get("Content-Encoding")), "gzip") // a gzip body without the header
+	if len(bytes.TrimSpace(trimBOM(body))) == 0 && !errors.Is(err, ErrUnsupportedType) {
+		return format, b.Stats, errEmptyBody
+	}
 	if err != nil {
+		if plain && isGzip(body) && !errors.Is(err, ErrUnsupportedType) {
+			err = errGzipHint(err)
+		}
 		return format, b.Stats, err
 	}
 	if b.Len() == 0 && b.Stats.Rejected > 0 {
 		s.m.count(format, b.Stats)
-		return format, b.Stats, fmt.Errorf("%w (rejected %s)", ErrNothingUsable, rejectSummary(b.Stats))
+		if plain && isGzip(body) {
+			return format, b.Stats, errGzipHint(nil)
+		}
+		return format, b.Stats, badInput(ErrNothingUsable, nil, "no usable record in the request (rejected %s)", rejectSummary(b.Stats))
 	}
 	if err := s.write(ctx, b); err != nil {
 		s.m.count(format, Stats{Rejects: b.Stats.Rejects})
@@ -96,10 +109,17 @@ func (s *Server) write(ctx context.Context, b *Batch) error {
 	return nil
 }
 
+// errEmptyBody answers a request without a body: nothing usable.
+var errEmptyBody = badInput(ErrNothingUsable, nil, "the body is empty; there is nothing to ingest")
+
 func (s *Server) logFailure(r *http.Request, format string, code int, err error) {
 	lvl := s.log.Warn
 	if code >= 500 {
 		lvl = s.log.Error
 	}
-	lvl("ingest request failed", "path", r.URL.Path, "format", format, "status", code, "remote", r.RemoteAddr, "err", err)
+	args := []any{"path", r.URL.Path, "format", format, "status", code, "remote", r.RemoteAddr, "err", err}
+	if c := causeOf(err); c != "" {
+		args = append(args, "detail", truncate(c, 300))
+	}
+	lvl("ingest request failed", args...)
 }

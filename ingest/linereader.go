@@ -2,8 +2,11 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // lineReader reads newline-terminated lines of at most max bytes; longer
@@ -41,6 +44,55 @@ func (lr *lineReader) next(max int) (line []byte, tooLong bool, err error) {
 		}
 		return trimNewline(lr.buf), tooLong, nil
 	}
+}
+
+// sniffBytes is how much of a file checkText looks at.
+const sniffBytes = 1024
+
+// checkText drops a leading UTF-8 byte order mark and refuses input that
+// is not text: a NUL byte, or more than a tenth of the first KiB invalid
+// UTF-8 or control characters (a few Latin-1 bytes in a log pass).
+func (lr *lineReader) checkText() error {
+	head, err := lr.br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return err
+	}
+	if bytes.HasPrefix(head, utf8BOM) {
+		lr.br.Discard(len(utf8BOM))
+		head = head[len(utf8BOM):]
+	}
+	if !looksText(head, len(head) < sniffBytes) {
+		return fmt.Errorf("%w: it has NUL bytes or is mostly not UTF-8; give log lines, JSON lines, OTLP/JSON or Loki push JSON (plain or gzip-compressed)", ErrNotText)
+	}
+	return nil
+}
+
+// looksText reports whether b reads as text; whole says b is all of the
+// input (else a rune cut at its end is not counted as invalid).
+func looksText(b []byte, whole bool) bool {
+	bad := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c == 0 {
+			return false
+		}
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+				bad++
+			}
+			i++
+			continue
+		}
+		if !whole && !utf8.FullRune(b[i:]) {
+			break
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad++
+		}
+		i += n
+	}
+	return bad*10 <= len(b)
 }
 
 func trimNewline(b []byte) []byte {

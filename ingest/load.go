@@ -18,6 +18,10 @@ import (
 // ErrSink wraps an error of the store a Loader or Server writes to.
 var ErrSink = errors.New("store write failed")
 
+// ErrNotText is returned by Loader.Load for a file that is not text: NUL
+// bytes or mostly invalid UTF-8 in its first KiB (after gunzip).
+var ErrNotText = errors.New("not a text file")
+
 // Loader streams files into a Sink: format detected per file, gzip by its
 // magic bytes, records written in batches of Limits.MaxRecordsPerBatch.
 // One batch is written while the next is decoded, so memory is bounded by
@@ -66,6 +70,9 @@ func (l *Loader) LoadWith(ctx context.Context, name string, r io.Reader, opt Loa
 		return Stats{}, "", fmt.Errorf("cannot read %q: %w", truncate(name, 200), err)
 	}
 	lr := newLineReader(in)
+	if err := lr.checkText(); err != nil {
+		return Stats{}, "", fmt.Errorf("cannot load %q: %w", truncate(name, 200), err)
+	}
 	lim := l.dec.Limits()
 	b := NewBatch(lim)
 	w := &asyncWriter{sink: l.sink}

@@ -22,11 +22,11 @@ type lokiJSONBody struct {
 // ErrMalformed when the body is not such a document.
 func (dc *Decoder) LokiJSON(data []byte, sink RecordSink) error {
 	data = trimBOM(data)
-	if err := checkJSONBody(data, "Loki push JSON"); err != nil {
-		return err
-	}
 	var body lokiJSONBody
 	if err := json.Unmarshal(data, &body); err != nil {
+		if isGzip(data) {
+			return errGzipHint(err)
+		}
 		return badInput(ErrMalformed, err, "body is not valid Loki push JSON: %s", jsonReason(err))
 	}
 	ref := firstLokiTime(body)

@@ -66,6 +66,9 @@ func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
 	if cfg.Health == nil {
 		cfg.Health = func(context.Context) error { return nil }
 	}
+	if ws, ok := sink.(writerStatuser); ok {
+		cfg.Registry.MustRegister(newWriterCollector(ws))
+	}
 	return &Server{
 		dec: cfg.Decoder, sink: sink, log: log, m: newMetrics(cfg.Registry), reg: cfg.Registry,
 		tracer: cfg.Tracer.Tracer("github.com/faultline/faultline/ingest"), health: cfg.Health,
@@ -102,6 +105,12 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "store unreachable", http.StatusServiceUnavailable)
 		return
 	}
+	if ws, ok := s.sink.(writerStatuser); ok {
+		if st := ws.IngestWriterStatus(); !st.Healthy {
+			http.Error(w, "store writer unhealthy: "+st.unhealthyReason(), http.StatusServiceUnavailable)
+			return
+		}
+	}
 	w.Write([]byte("ok\n"))
 }
 
@@ -119,6 +128,8 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, ErrBusy):
 		return http.StatusTooManyRequests
+	case errors.Is(err, ErrStoreFull), errors.Is(err, ErrStoreUnavailable):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, ErrSink), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable
 	}

@@ -30,54 +30,74 @@ type opStat struct {
 	first map[string]time.Time
 }
 
-// Event kinds prefix the event's name.
+// Event kinds prefix the event's name; a log statement's event is its name.
 const (
-	evLog  = "log "
-	evCall = "call "
+	evCall = "\x01call "
 	// evError is a log statement at ERROR: one that appears is what
 	// new_errors judges; one that stops is behaviour.
-	evError = "error "
+	evError = "\x01error "
 )
+
+// behaviourScratch is reused from trace to trace by addBehaviour.
+type behaviourScratch struct {
+	spans  map[schema.SpanID]int32
+	remote map[int32]string
+	units  []unitRef
+	events map[unitEvent]time.Time
+	// calls interns the names of call events.
+	calls map[[2]string]string
+}
+
+// unitRef is one unit of a trace: the index of its span in the trace's
+// records, or -1 for the loose part of svc.
+type unitRef struct {
+	span int32
+	svc  string
+}
+
+type unitEvent struct {
+	u  unitRef
+	ev string
+}
 
 // addBehaviour accounts the units of one trace's records.
 func (p *period) addBehaviour(recs []schema.Record) {
-	type unit struct {
-		span int32 // index of the span in recs, or -1 for the loose part of svc
-		svc  string
+	if p.ops == nil {
+		p.ops = map[opKey]*opStat{}
+		p.callees = map[string]string{}
+		p.scratch = &behaviourScratch{spans: map[schema.SpanID]int32{}, remote: map[int32]string{},
+			events: map[unitEvent]time.Time{}, calls: map[[2]string]string{}}
 	}
-	spans := make(map[schema.SpanID]int32, len(recs)/2)
+	sc := p.scratch
+	clear(sc.spans)
+	clear(sc.remote)
+	clear(sc.events)
+	sc.units = sc.units[:0]
 	for i := range recs {
 		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" && r.Service != "" {
-			spans[r.SpanID] = int32(i)
+			sc.spans[r.SpanID] = int32(i)
 		}
 	}
 	// remote names, for a client span, the service of its first child
 	// span on another service.
-	var remote map[int32]string
 	for i := range recs {
 		r := &recs[i]
-		if pi, ok := spans[r.ParentSpanID]; ok && r.Type == schema.TypeSpan && r.ParentSpanID != "" &&
-			recs[pi].Service != r.Service && r.Service != "" {
-			if remote == nil {
-				remote = map[int32]string{}
-			}
-			if _, ok := remote[pi]; !ok {
-				remote[pi] = r.Service
+		if r.Type != schema.TypeSpan || r.ParentSpanID == "" || r.Service == "" {
+			continue
+		}
+		if pi, ok := sc.spans[r.ParentSpanID]; ok && recs[pi].Service != r.Service {
+			if _, ok := sc.remote[pi]; !ok {
+				sc.remote[pi] = r.Service
 			}
 		}
 	}
-	callees := map[string]string{}
-	events := map[unit]map[string]time.Time{}
-	note := func(u unit, ev string, at time.Time) {
-		m := events[u]
-		if m == nil {
-			m = map[string]time.Time{}
-			events[u] = m
-		}
-		if t, ok := m[ev]; !ok || at.Before(t) {
-			m[ev] = at
+	note := func(u unitRef, ev string, at time.Time) {
+		k := unitEvent{u, ev}
+		if t, ok := sc.events[k]; !ok || at.Before(t) {
+			sc.events[k] = at
 		}
 	}
+	loose := map[string]bool(nil)
 	for i := range recs {
 		r := &recs[i]
 		if r.Service == "" {
@@ -85,41 +105,42 @@ func (p *period) addBehaviour(recs []schema.Record) {
 		}
 		switch r.Type {
 		case schema.TypeSpan:
-			if _, ok := spans[r.SpanID]; ok {
-				if _, ok := events[unit{int32(i), r.Service}]; !ok {
-					events[unit{int32(i), r.Service}] = map[string]time.Time{}
-				}
+			if si, ok := sc.spans[r.SpanID]; ok && si == int32(i) {
+				sc.units = append(sc.units, unitRef{int32(i), r.Service})
 			}
-			if pi, ok := spans[r.ParentSpanID]; ok && r.ParentSpanID != "" {
-				ev := evCall + r.Service + " " + r.Name
-				note(unit{pi, recs[pi].Service}, ev, r.Time)
-				if c := calleeOf(r, recs[pi].Service, remote[int32(i)]); c != "" {
-					callees[ev] = c
+			if pi, ok := sc.spans[r.ParentSpanID]; ok && r.ParentSpanID != "" {
+				ev := sc.callName(r.Service, r.Name)
+				note(unitRef{pi, recs[pi].Service}, ev, r.Time)
+				if _, known := p.callees[ev]; !known {
+					if c := calleeOf(r, recs[pi].Service, sc.remote[int32(i)]); c != "" {
+						p.callees[ev] = c
+					}
 				}
 			}
 		case schema.TypeLog:
 			if p.pointsElsewhere(r) {
 				continue // a symptom naming a dependency: the pointers judge it
 			}
-			ev := evLog + eventOf(r)
+			ev := eventOf(r)
 			if r.IsError() {
-				ev = evError + eventOf(r)
+				ev = evError + ev
 			}
-			if si, ok := spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
-				note(unit{si, r.Service}, ev, r.Time)
-			} else {
-				note(unit{-1, r.Service}, ev, r.Time)
+			if si, ok := sc.spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
+				note(unitRef{si, r.Service}, ev, r.Time)
+				continue
 			}
+			if !loose[r.Service] {
+				if loose == nil {
+					loose = map[string]bool{}
+				}
+				loose[r.Service] = true
+				sc.units = append(sc.units, unitRef{-1, r.Service})
+			}
+			note(unitRef{-1, r.Service}, ev, r.Time)
 		}
 	}
-	if p.ops == nil {
-		p.ops = map[opKey]*opStat{}
-		p.callees = map[string]string{}
-	}
-	for ev, c := range callees {
-		p.callees[ev] = c
-	}
-	for u, evs := range events {
+	stats := make(map[unitRef]*opStat, len(sc.units))
+	for _, u := range sc.units {
 		k := opKey{svc: u.svc}
 		if u.span >= 0 {
 			k.op = recs[u.span].Name
@@ -130,13 +151,28 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			p.ops[k] = st
 		}
 		st.units++
-		for ev, at := range evs {
-			st.events[ev]++
-			if t, ok := st.first[ev]; !ok || at.Before(t) {
-				st.first[ev] = at
-			}
+		stats[u] = st
+	}
+	for k, at := range sc.events {
+		st := stats[k.u]
+		if st == nil {
+			continue
+		}
+		st.events[k.ev]++
+		if t, ok := st.first[k.ev]; !ok || at.Before(t) {
+			st.first[k.ev] = at
 		}
 	}
+}
+
+func (sc *behaviourScratch) callName(svc, op string) string {
+	k := [2]string{svc, op}
+	if s, ok := sc.calls[k]; ok {
+		return s
+	}
+	s := evCall + svc + " " + op
+	sc.calls[k] = s
+	return s
 }
 
 // pointsElsewhere reports whether r is a failure that points at a
@@ -181,29 +217,42 @@ func eventOf(r *schema.Record) string {
 // Name#123 (a logger or class and its line) or file.ext:123 (a source file
 // and line). It returns "" when there is none.
 func codeLocation(body string) string {
-	for i, w := range strings.Fields(body[:min(len(body), 160)]) {
-		if i >= 6 {
-			break
+	head := body[:min(len(body), 160)]
+	for i, words := 0, 0; i < len(head) && words < 6; words++ {
+		for i < len(head) && (head[i] == ' ' || head[i] == '\t') {
+			i++
 		}
-		w = strings.TrimRight(w, ":,;") // Go's log writes "main.go:42: message"
-		j := strings.LastIndexAny(w, "#:")
-		if j <= 0 || j == len(w)-1 || !isDigits(w[j+1:]) || !isLetter(w[0]) {
-			continue
+		start := i
+		for i < len(head) && head[i] != ' ' && head[i] != '\t' {
+			i++
 		}
-		if w[j] == '#' || hasSourceExt(w[:j]) {
-			return w
+		if loc := locationWord(head[start:i]); loc != "" {
+			return loc
 		}
 	}
 	return ""
 }
 
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
+// locationWord returns w, less trailing punctuation, when it is a code
+// location.
+func locationWord(w string) string {
+	for w != "" && (w[len(w)-1] == ':' || w[len(w)-1] == ',' || w[len(w)-1] == ';') {
+		w = w[:len(w)-1] // Go's log writes "main.go:42: message"
 	}
-	return s != ""
+	if w == "" || !isLetter(w[0]) {
+		return ""
+	}
+	j := len(w) - 1
+	for j > 0 && w[j] >= '0' && w[j] <= '9' {
+		j--
+	}
+	if j == len(w)-1 || j <= 0 {
+		return ""
+	}
+	if w[j] == '#' || w[j] == ':' && hasSourceExt(w[:j]) {
+		return w
+	}
+	return ""
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
@@ -243,7 +292,7 @@ const (
 	fullSupport = 10.0
 )
 
-var callsOwnOnly = true
+var callsOwnOnly = false
 var skipNewErrors = true
 
 // behaviourShifts lists the significant shifts of svc's operations, the
@@ -375,5 +424,5 @@ func describeEvent(ev string) string {
 	if s, ok := strings.CutPrefix(ev, evError); ok {
 		return "logging the error " + quoteCut(s, 60)
 	}
-	return "logging " + quoteCut(strings.TrimPrefix(ev, evLog), 60)
+	return "logging " + quoteCut(ev, 60)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/patterns"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
@@ -21,6 +22,9 @@ func BenchmarkAnalyzeRecords1M(b *testing.B) {
 	from, to := inc.Truth.Window.From, inc.Truth.Window.To
 	var win, base []schema.Record
 	for _, r := range inc.Records {
+		if r.Type == schema.TypeLog && r.Template == "" {
+			r.Template = patterns.Mask(r.Body) // as ingest does
+		}
 		if r.Time.Before(from) {
 			base = append(base, r)
 		} else if r.Time.Before(to) {

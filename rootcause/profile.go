@@ -20,6 +20,7 @@ type period struct {
 	ops map[opKey]*opStat
 	// callees maps a call event to the service it calls.
 	callees map[string]string
+	scratch *behaviourScratch
 	// shifts caches behaviourShifts per service (window only).
 	shifts map[string][]behaviourShift
 	// active holds the coverSec-long slices of the period that hold records:
@@ -61,6 +62,8 @@ type serviceProfile struct {
 	templates map[string]*templateStat
 	// selfNs holds the self time (duration less children) of its spans, ns.
 	selfNs []float64
+	// opSelfNs holds the same per operation.
+	opSelfNs map[string][]float64
 	// peerNs holds the duration of its callers' client spans to it, ns:
 	// how it looks from outside, the only view of a third-party dependency.
 	peerNs     []float64
@@ -211,6 +214,10 @@ func (p *period) addSelfTimes(recs []schema.Record) {
 		self := max(r.Duration-child[r.SpanID], 0)
 		sp := p.service(r.Service)
 		sp.selfNs = append(sp.selfNs, float64(self))
+		if sp.opSelfNs == nil {
+			sp.opSelfNs = map[string][]float64{}
+		}
+		sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
 		if peer := PeerOf(r); peer != "" && peer != r.Service && child[r.SpanID] == 0 {
 			ps := p.service(peer)
 			ps.peerNs = append(ps.peerNs, float64(r.Duration))

@@ -186,7 +186,7 @@ func TestCodeLocation(t *testing.T) {
 		"INFO app.py:17 request done":                                                               "app.py:17",
 		"connecting to db.example.com:5432":                                                         "",
 		"10.0.0.1:8080 refused":                                                                     "",
-		"plain message without a location":                                                         "",
+		"plain message without a location":                                                          "",
 	} {
 		if got := codeLocation(body); got != want {
 			t.Errorf("codeLocation(%q) = %q, want %q", body, got, want)

@@ -54,7 +54,7 @@ const (
 	wOnset        = 0.5
 	wDeploy       = 1.0
 	wDownstream   = -1.0
-	wBehaviour    = 2.0
+	wBehaviour    = 1.5
 )
 
 // scorer is one named signal.
@@ -205,6 +205,11 @@ func scoreLatency(in *inputs, s *scored) {
 	}
 	pw, pb := quantile(ws, 0.95), quantile(bs, 0.95)
 	ratio := (pw + 1e6) / (pb + 1e6) // 1 ms floor against noise of tiny spans
+	if op, r, mw, mb := slowestOperation(w, b); r > ratio && opLatency {
+		// One operation slowed while the rest did not: its median says
+		// so where the service's p95 drowns it.
+		what, ratio, pw, pb = "median self time of "+quoteCut(op, 60), r, mw, mb
+	}
 	if ratio < 1.5 {
 		return
 	}
@@ -284,4 +289,26 @@ func hasUnits(in *inputs, svc string) bool {
 		}
 	}
 	return false
+}
+
+var opLatency = true
+
+// minOpSpans is how many spans an operation needs in each period for its
+// median self time to be compared.
+const minOpSpans = 8
+
+// slowestOperation finds the operation of a service whose median self time
+// rose the most, with the same 1 ms floor as the service's p95.
+func slowestOperation(w, b *serviceProfile) (op string, ratio, mw, mb float64) {
+	for _, name := range sortedKeys(w.opSelfNs) {
+		ws, bs := w.opSelfNs[name], b.opSelfNs[name]
+		if len(ws) < minOpSpans || len(bs) < minOpSpans {
+			continue
+		}
+		m1, m0 := quantile(ws, 0.5), quantile(bs, 0.5)
+		if r := (m1 + 1e6) / (m0 + 1e6); r > ratio {
+			op, ratio, mw, mb = name, r, m1, m0
+		}
+	}
+	return op, ratio, mw, mb
 }

@@ -2,12 +2,12 @@ package rootcause
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store"
 )
 
@@ -22,14 +22,15 @@ func TestZZDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	n := 0
-	for r, err := range st.WindowRecords(ctx, schema.WindowQuery{From: time.Unix(0, 0), To: time.Now()}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Type == schema.TypeSpan && r.Service == os.Getenv("SVC") && n < 8 {
-			n++
-			fmt.Printf("%+v\n", r)
+	from, _ := time.Parse(time.RFC3339, os.Getenv("FROM"))
+	rep, err := Analyze(ctx, st, Query{From: from, To: from.Add(3 * time.Minute), Top: 100}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Candidates {
+		if c.Service == os.Getenv("SVC") {
+			b, _ := json.MarshalIndent(c.Signals, "", " ")
+			fmt.Println(c.Rank, c.Score, string(b))
 		}
 	}
 }

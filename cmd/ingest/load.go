@@ -69,8 +69,7 @@ func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt 
 			return fail(e.stderr, code, "%v.", err)
 		}
 		if !quiet {
-			fmt.Fprintf(e.stdout, "%s: %s, %d records accepted, %d rejected%s\n",
-				name, format, stats.Accepted, stats.Rejected, reasons(stats))
+			fmt.Fprintln(e.stdout, summary(name, format, stats))
 		}
 	}
 	return exitOK
@@ -87,6 +86,21 @@ func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string, opt ing
 		r = fh
 	}
 	return l.LoadWith(ctx, name, r, opt)
+}
+
+// summary is the line printed for one loaded file.
+func summary(name string, format ingest.Format, st ingest.Stats) string {
+	if format == "" && st.Rejected == 0 {
+		return name + ": empty file, nothing to load"
+	}
+	if format == "" {
+		format = "unknown format"
+	}
+	s := fmt.Sprintf("%s: %s, %d records accepted, %d rejected%s", name, format, st.Accepted, st.Rejected, reasons(st))
+	if st.Truncated > 0 {
+		s += fmt.Sprintf("; %d with attributes cut to the limits", st.Truncated)
+	}
+	return s
 }
 
 func reasons(st ingest.Stats) string {

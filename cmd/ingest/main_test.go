@@ -217,3 +217,30 @@ func TestLoadService(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadInputs: a binary file is refused (exit 2, one sentence), an
+// empty file is said to be empty, and a BOM does not hide JSON lines.
+func TestLoadInputs(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	bin := make([]byte, 2048)
+	for i := range bin {
+		bin[i] = byte(i*7919 + i/3)
+	}
+	files := map[string][]byte{
+		"binary.bin": bin,
+		"empty.log":  nil,
+		"bom.jsonl":  []byte("\xef\xbb\xbf" + logLine + "\n"),
+	}
+	for name, data := range files {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	code, _, stderr := runBinary(t, "", "load", "--store", db, filepath.Join(dir, "binary.bin"))
+	if code != exitUsage || !strings.Contains(stderr, "not a text file") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("binary: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runBinary(t, "", "load", "--store", db, filepath.Join(dir, "empty.log"), filepath.Join(dir, "bom.jsonl"))
+	if code != exitOK || !strings.Contains(stdout, "empty.log: empty file") || !strings.Contains(stdout, "bom.jsonl: jsonl, 1 records accepted") {
+		t.Errorf("empty and BOM: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

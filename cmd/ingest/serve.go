@@ -34,7 +34,7 @@ type serveFlags struct {
 func runServe(ctx context.Context, e *env, args []string) int {
 	var f serveFlags
 	fs := newFlags(e, "serve")
-	fs.StringVar(&f.store, "store", "", "store URL (default $FAULTLINE_STORE, else ./faultline.db)")
+	fs.StringVar(&f.store, "store", "", "store URL (default $FAULTLINE_STORE, else ./faultline.db); ClickHouse: clickhouse://HOST:9000/DB[?cluster=NAME&spool_dir=DIR]")
 	fs.StringVar(&f.listen, "listen", ":3100", "address of the Loki push, JSON lines, /healthz and /metrics endpoints")
 	fs.StringVar(&f.otlpListen, "otlp-listen", ":4318", "address of the OTLP/HTTP endpoints (empty: off)")
 	fs.StringVar(&f.retention, "retention", "", "delete records older than this (e.g. 7d, 36h); empty keeps everything")
@@ -71,7 +71,7 @@ func serve(ctx context.Context, e *env, f serveFlags, dec *ingest.Decoder, st st
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tp := sdktrace.NewTracerProvider() // spans are made; add an exporter to ship them
 	defer tp.Shutdown(context.Background())
-	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st)}, st, log)
+	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st)}, sinkOf(st), log)
 	servers, err := listen(f, srv, log)
 	if err != nil {
 		return fail(e.stderr, exitFail, "%v; choose another address.", err)

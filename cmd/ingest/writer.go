@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/store/clickhouse"
+)
+
+// sinkOf is the sink ingest serve writes to: the store itself, or for the
+// ClickHouse backend an adapter that gives ingest its writer status (for
+// /metrics and /healthz) and its overload errors as ingest's sentinels,
+// so that package ingest need not import store/clickhouse.
+func sinkOf(st store.Store) ingest.Sink {
+	if ch, ok := st.(*clickhouse.Store); ok {
+		return clickhouseSink{ch}
+	}
+	return st
+}
+
+// clickhouseSink adapts the ClickHouse store to ingest.
+type clickhouseSink struct{ ch *clickhouse.Store }
+
+// WriteBatch writes through the store; a full spool or an unreachable
+// server wraps ingest.ErrStoreFull or ingest.ErrStoreUnavailable (503 with
+// Retry-After), the store's error kept in the chain.
+func (c clickhouseSink) WriteBatch(ctx context.Context, recs []schema.Record) error {
+	return overloadOf(c.ch.WriteBatch(ctx, recs))
+}
+
+// overloadOf wraps the ClickHouse writer's "not now" errors in ingest's.
+func overloadOf(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, clickhouse.ErrSpoolFull):
+		return fmt.Errorf("%w: %w", ingest.ErrStoreFull, err)
+	case errors.Is(err, clickhouse.ErrUnavailable):
+		return fmt.Errorf("%w: %w", ingest.ErrStoreUnavailable, err)
+	}
+	return err
+}
+
+// IngestWriterStatus reads the writer's status (on every scrape and probe).
+func (c clickhouseSink) IngestWriterStatus() ingest.WriterStatus {
+	ws := c.ch.WriterStatus()
+	return ingest.WriterStatus{
+		Breaker: ws.Breaker, ConsecutiveFailures: ws.ConsecutiveFailures,
+		SpoolBatches: ws.SpoolBatches, SpoolBytes: ws.SpoolBytes, SpoolMaxBytes: ws.SpoolMaxBytes,
+		DeadBatches: ws.DeadBatches, Inserted: ws.Inserted, Spooled: ws.Spooled,
+		Replayed: ws.Replayed, DeadLettered: ws.DeadLettered, Healthy: ws.Healthy(),
+	}
+}

@@ -1,0 +1,157 @@
+package correlate
+
+import (
+	"context"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// windowStore is a memStore that also reads windows, as both store
+// backends do.
+type windowStore struct{ memStore }
+
+func (w *windowStore) WindowRecords(_ context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		n := 0
+		for _, r := range w.recs {
+			if r.Time.Before(q.From) || !r.Time.Before(q.To) || q.Service != "" && r.Service != q.Service {
+				continue
+			}
+			if q.ErrorsOnly && !r.IsError() && r.Severity < schema.SeverityWarn {
+				continue
+			}
+			if q.Limit > 0 && n >= q.Limit {
+				return
+			}
+			n++
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+var _ WindowStore = (*windowStore)(nil)
+
+func inTrace(id string, rs ...schema.Record) []schema.Record {
+	for i := range rs {
+		rs[i].TraceID = schema.TraceID(id)
+	}
+	return rs
+}
+
+const (
+	openTrace = schema.TraceID("00000000000000000000000000000001")
+	tripTrace = "00000000000000000000000000000002"
+)
+
+// openBreaker is a trace that only shows gateway's breaker refusing a
+// call to session: session leaves no record in it.
+func openBreaker(ms int, msg string, attrs map[string]string) []schema.Record {
+	r := logAt("", "gateway", ms, schema.SeverityError, msg)
+	r.Attrs = attrs
+	return inTrace(string(openTrace), r)
+}
+
+func TestAnalyzeFollowsOpenBreakerToTrippingTraces(t *testing.T) {
+	st := &windowStore{}
+	// Seconds before, session failed because payment answered 500s: those
+	// calls tripped gateway's breaker.
+	for k, id := range []string{tripTrace, "00000000000000000000000000000003"} {
+		ms := 10_000 + 1000*k
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
+			logAt("", "session", ms+5, schema.SeverityError,
+				"request to payment failed: unexpected status 500 Internal Server Error from payment"))...)
+	}
+	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "session"})...)
+
+	alone := AnalyzeRecords(openBreaker(40_000, "failed to call session: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "session"}), Options{})
+	if alone.Suspect == nil || alone.Suspect.Service != "session" {
+		t.Fatalf("on its own, the trace should point at the breaker's dependency: %+v", alone.Suspect)
+	}
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "payment" {
+		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
+	}
+	if !strings.Contains(res.Suspect.Reason, "breaker opened on earlier failures of session") {
+		t.Errorf("reason does not explain the hop: %q", res.Suspect.Reason)
+	}
+}
+
+func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
+	st := &windowStore{}
+	// gateway's calls to ledger timed out before its breaker opened.
+	st.recs = append(st.recs, inTrace(tripTrace,
+		logAt("", "gateway", 5_000, schema.SeverityError,
+			`Get "http://ledger:8080/api": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`))...)
+	st.recs = append(st.recs, openBreaker(20_000, "upstream call failed: circuit breaker is open", nil)...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "ledger" {
+		t.Fatalf("suspect = %+v, want ledger", res.Suspect)
+	}
+}
+
+func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
+	st := &windowStore{}
+	// Only fast failures before: nothing says why the breaker opened, and
+	// an unrelated error of another service must not take the blame.
+	st.recs = append(st.recs, inTrace(tripTrace,
+		logAt("", "gateway", 5_000, schema.SeverityError, "failed to call fraud-score-api: breaker open"),
+		logAt("", "audit", 5_000, schema.SeverityError, "failed to send audit event: 413 Payload Too Large"))...)
+	st.recs = append(st.recs, openBreaker(20_000, "Error calling fraud-score-api: CircuitBreaker 'fraudScore' is OPEN", nil)...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "fraud-score-api" {
+		t.Fatalf("suspect = %+v, want fraud-score-api", res.Suspect)
+	}
+}
+
+func TestSameService(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"shipping", "shipping-service", true},
+		{"emailprovider", "email-provider", true},
+		{"fraud", "fraud-svc", true},
+		{"payment.default.svc.cluster.local", "payment", true},
+		{"api", "api-gateway", false}, // too short to tell
+		{"order", "ledger", false},
+	} {
+		if got := sameService(c.a, c.b); got != c.want {
+			t.Errorf("sameService(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestServiceOf(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"2026-01-15T09:23:40.470Z [ERROR] notification-service: Failed to process message", "notification-service"},
+		{"2026-01-15 09:17:56,973 ERROR [app.web] [trace_id=f2 span_id=b6 resource.service.name=payment-svc trace_sampled=True]", "payment-svc"},
+		{"2026-01-15T09:22:17.752Z [WARN] service=mobile-bff retrying request to session", "mobile-bff"},
+		{"ERROR something failed: no name here", ""},
+	} {
+		r := schema.Record{Type: schema.TypeLog, Body: c.body}
+		if got := serviceOf(&r); got != c.want {
+			t.Errorf("serviceOf(%q) = %q, want %q", c.body, got, c.want)
+		}
+	}
+	named := schema.Record{Type: schema.TypeLog, Service: "checkout", Body: "[ERROR] other: x"}
+	if got := serviceOf(&named); got != "checkout" {
+		t.Errorf("a record's own service must win, got %q", got)
+	}
+}
