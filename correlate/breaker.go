@@ -68,6 +68,11 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 		}
 		followed = append(followed, lead.dep)
 		tr := tripping(ctx, st, lead, opts, seen)
+		if tr.err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf(
+				"cannot read the earlier traces that tripped the breaker on %s: %v", lead.dep, tr.err))
+			return
+		}
 		if tr.suspect == "" {
 			if tr.alias != "" && tr.alias != lead.dep && res.Suspect.Service == lead.dep {
 				res.Suspect.Service = tr.alias
@@ -90,7 +95,10 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 // itself a silent breaker dependency.
 func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options,
 	seen map[schema.TraceID]bool) trip {
-	hits, alias := trippingTraces(ctx, st, lead, seen)
+	hits, alias, err := trippingTraces(ctx, st, lead, seen)
+	if err != nil {
+		return trip{err: err}
+	}
 	votes := map[string]int{}
 	var order []string
 	examples := map[string]schema.TraceID{}
@@ -104,7 +112,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		var recs []schema.Record
 		for r, err := range st.TraceRecords(ctx, h.id, DefaultRecordLimit) {
 			if err != nil {
-				break
+				return trip{err: err}
 			}
 			recs = append(recs, r)
 		}
@@ -157,6 +165,7 @@ type trip struct {
 	// alias is the dependency's name in the instrumentation of calls to
 	// it (peer.service, a URL's host), when that differs from the lead's.
 	alias string
+	err   error // reading the store failed
 }
 
 // traceHit is a trace in which a dependency failed, when, and the
@@ -173,13 +182,17 @@ type traceHit struct {
 // logs nothing, or its lines carry no service field, or the breaker's
 // name is short for it), the failures of every service in a shorter
 // window that are of the dependency or of calls to it count.
-func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen map[schema.TraceID]bool) ([]traceHit, string) {
+func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
+	seen map[schema.TraceID]bool) ([]traceHit, string, error) {
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
-	hits, alias := causeHits(ctx, st, q, lead.dep, seen)
-	if len(hits) == 0 {
+	hits, alias, err := causeHits(ctx, st, q, lead.dep, seen)
+	if len(hits) == 0 && err == nil {
 		q.Service, q.From, q.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
-		hits, alias = causeHits(ctx, st, q, lead.dep, seen)
+		hits, alias, err = causeHits(ctx, st, q, lead.dep, seen)
+	}
+	if err != nil {
+		return nil, "", err
 	}
 	slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
 	out := hits[:0]
@@ -191,19 +204,19 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead, seen
 			}
 		}
 	}
-	return out, alias
+	return out, alias, nil
 }
 
 // causeHits reads the records of q that are failures of service dep, or
 // of calls to it, other than fast failures (an open breaker, a full
 // bulkhead), in traces not yet seen.
 func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep string,
-	seen map[schema.TraceID]bool) ([]traceHit, string) {
+	seen map[schema.TraceID]bool) ([]traceHit, string, error) {
 	var hits []traceHit
 	alias := ""
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
-			break
+			return hits, alias, err
 		}
 		if r.TraceID == "" || seen[r.TraceID] {
 			continue
@@ -229,7 +242,7 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		}
 		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc})
 	}
-	return hits, alias
+	return hits, alias, nil
 }
 
 // sameService reports whether two names denote one service, by the rules

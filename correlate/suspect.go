@@ -7,45 +7,19 @@ import (
 	"github.com/faultline/faultline/schema"
 )
 
-// findSuspect follows the origin's pointer to the service that most likely
-// caused the failure: while the current error points at a callee (through
-// the span tree, an attribute or its text) and that callee logged an error,
-// move to the callee's first error. It stops at the deepest failing service
+// findSuspect follows the origin's pointer (see walkStart) to the service
+// that most likely caused the failure: while the current error points at a
+// callee (through the span tree, an attribute or its text) and that callee
+// logged an error that is not incidental, move to that error. It stops at the deepest failing service
 // with no failing dependency of its own, at a callee that logged only
 // failure signals (the suspect takes the signal's kind: a GC-bound callee
 // is resource-gc), or at a silent callee of a timeout, open breaker, full
 // bulkhead, exhausted retry or refused connection.
 func findSuspect(t *Trace) {
-	cur := t.origin
 	var why []string
+	cur := walkStart(t, &why)
 	if cur < 0 {
-		// No error, but failure signals (a caller retrying 429s, a callee
-		// pausing for GC) still point at what is failing.
-		if cur = firstSignal(t); cur < 0 {
-			return
-		}
-		why = append(why, fmt.Sprintf("no error; %s signalled %s first", t.svcs[t.ents[cur].svc].name, t.ents[cur].class))
-	}
-	if cur >= 0 && incidental(t, cur) {
-		// An error inside a request that still succeeded (a metrics flush
-		// failing, a handled cache miss), or one nothing else in the trace
-		// failed because of, is not what failed the trace.
-		cur = firstNot(t, cur, incidental)
-		if incidental(t, cur) {
-			// Every error was handled (the request succeeded in the end, by
-			// a retry): the first one of a kind that propagates tells most.
-			cur = firstNot(t, cur, func(t *Trace, i int32) bool {
-				return isWeak(t.ents[i].class) || !telling(t, i) && contained(t, i)
-			})
-		}
-	}
-	if t.opts.suspectFrom != "" {
-		e := firstCause(t, t.opts.suspectFrom)
-		if e < 0 || !telling(t, e) {
-			t.res.fastOnly = true
-			return
-		}
-		cur = e
+		return
 	}
 	visited := make([]bool, len(t.svcs))
 	for {
@@ -62,6 +36,43 @@ func findSuspect(t *Trace) {
 		}
 		cur = next
 	}
+}
+
+// walkStart picks the failure the suspect walk starts at: the origin,
+// unless it is incidental; the first failure signal when the trace has no
+// error; the first telling failure of Options.suspectFrom when set. -1
+// when there is nothing to start from.
+func walkStart(t *Trace, why *[]string) int32 {
+	cur := t.origin
+	if cur < 0 {
+		// No error, but failure signals (a caller retrying 429s, a callee
+		// pausing for GC) still point at what is failing.
+		if cur = firstSignal(t); cur >= 0 {
+			*why = append(*why, fmt.Sprintf("no error; %s signalled %s first",
+				t.svcs[t.ents[cur].svc].name, t.ents[cur].class))
+		}
+	} else if incidental(t, cur) {
+		// An error inside a request that still succeeded (a metrics flush
+		// failing, a handled cache miss), or one nothing else in the trace
+		// failed because of, is not what failed the trace.
+		cur = firstNot(t, cur, incidental)
+		if incidental(t, cur) {
+			// Every error was handled (the request succeeded in the end, by
+			// a retry): the first one of a kind that propagates tells most.
+			cur = firstNot(t, cur, func(t *Trace, i int32) bool {
+				return isWeak(t.ents[i].class) || !telling(t, i) && contained(t, i)
+			})
+		}
+	}
+	if t.opts.suspectFrom != "" {
+		e := firstCause(t, t.opts.suspectFrom)
+		if e < 0 || !telling(t, e) {
+			t.res.fastOnly = true
+			return -1
+		}
+		cur = e
+	}
+	return cur
 }
 
 // suspectStep looks at one error: it either settles the suspect or returns

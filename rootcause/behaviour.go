@@ -286,7 +286,7 @@ type behaviourShift struct {
 const (
 	minUnits      = 4
 	minShareShift = 0.3
-	minShiftZ     = 3.0
+	minShiftZ     = 2.5
 	// fullSupport is how many executions must have changed for a shift
 	// to count in full: a change seen in a handful of calls is weaker.
 	fullSupport = 10.0

@@ -54,7 +54,7 @@ const (
 	wOnset        = 0.5
 	wDeploy       = 1.0
 	wDownstream   = -1.0
-	wBehaviour    = 1.5
+	wBehaviour    = 2.0
 )
 
 // scorer is one named signal.

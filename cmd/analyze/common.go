@@ -65,7 +65,7 @@ func fail(e *env, cmd string, err error) int {
 	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") {
 		msg += "."
 	}
-	fmt.Fprintf(e.stderr, "analyze %s: %s\n", cmd, msg)
+	fmt.Fprintf(e.Stderr, "analyze %s: %s\n", cmd, msg)
 	var u usageError
 	if errors.As(err, &u) {
 		return exitUsage
@@ -83,9 +83,9 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
-	fs.StringVar(&s.url, "store", store.DefaultURL(e.getenv), "store URL or path")
-	fs.StringVar(&s.runbooks, "runbooks", e.getenv("FAULTLINE_RUNBOOKS"), "folder of team runbook templates")
-	fs.StringVar(&s.public, "public-url", e.getenv("FAULTLINE_PUBLIC_URL"), "base URL of links")
+	fs.StringVar(&s.url, "store", store.DefaultURL(e.Getenv), "store URL or path")
+	fs.StringVar(&s.runbooks, "runbooks", e.Getenv("FAULTLINE_RUNBOOKS"), "folder of team runbook templates")
+	fs.StringVar(&s.public, "public-url", e.Getenv("FAULTLINE_PUBLIC_URL"), "base URL of links")
 }
 
 // engine opens an existing store and builds the analysis engine; close
@@ -121,7 +121,7 @@ func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger
 
 // logger writes warnings to stderr as plain text.
 func logger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -28,7 +28,7 @@ type demoFlags struct {
 func runDemo(ctx context.Context, e *env, args []string) int {
 	var f demoFlags
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: "+kindList(sim.FaultKinds()))
 	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")
@@ -79,7 +79,7 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err := freshDemoStore(ctx, f.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Simulated %d records (%s) across %d files; loading them into %s through the ingest path…\n\n",
+	fmt.Fprintf(e.Stdout, "Simulated %d records (%s) across %d files; loading them into %s through the ingest path…\n\n",
 		len(inc.Records), c.Truth.RootCause.Kind, len(c.Files), f.url)
 	eng, closeFn, err := f.engine(ctx, false, logger(e))
 	if err != nil {
@@ -96,9 +96,9 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "$ analyze incident --store %s --from %s --to %s\n\n", f.url,
+	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s --from %s --to %s\n\n", f.url,
 		c.Truth.Window.From.Format(time.RFC3339), c.Truth.Window.To.Format(time.RFC3339))
-	if err := writeIncident(e.stdout, rep); err != nil {
+	if err := writeIncident(e.Stdout, rep); err != nil {
 		return err
 	}
 	if len(rep.Candidates) > 0 && len(rep.Candidates[0].ExampleTraces) > 0 {
@@ -107,8 +107,8 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "\n$ analyze trace --store %s %s\n\n", f.url, id)
-		if err := correlate.WriteText(e.stdout, res); err != nil {
+		fmt.Fprintf(e.Stdout, "\n$ analyze trace --store %s %s\n\n", f.url, id)
+		if err := correlate.WriteText(e.Stdout, res); err != nil {
 			return err
 		}
 	}
@@ -119,12 +119,12 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 			break
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nThe simulator injected %s into %s at %s; faultline %s.\n",
+	fmt.Fprintf(e.Stdout, "\nThe simulator injected %s into %s at %s; faultline %s.\n",
 		c.Truth.RootCause.Kind, c.Truth.RootCause.Service, c.Truth.Onset.Format("15:04:05"), verdict)
 	if len(rep.Candidates) > 0 && rep.Candidates[0].Runbook != nil {
-		fmt.Fprintf(e.stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", f.url, rep.Candidates[0].Runbook.ID)
+		fmt.Fprintf(e.Stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", f.url, rep.Candidates[0].Runbook.ID)
 	}
-	fmt.Fprintf(e.stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", f.url)
+	fmt.Fprintf(e.Stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", f.url)
 	return nil
 }
 

@@ -34,12 +34,12 @@ type enrichFlags struct {
 func runEnrich(ctx context.Context, e *env, args []string) int {
 	var f enrichFlags
 	fs := flag.NewFlagSet("enrich", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the Block Kit JSON")
 	fs.StringVar(&f.alert, "alert", "", "Alertmanager or Grafana webhook body (\"-\" = stdin)")
 	fs.DurationVar(&f.lookBack, "lookback", 15*time.Minute, "how long before the alert started to analyse")
-	fs.StringVar(&f.serviceLabels, "service-labels", e.getenv("FAULTLINE_SERVICE_LABELS"), "labels naming the service, comma-separated (default service,service_name,job,app)")
+	fs.StringVar(&f.serviceLabels, "service-labels", e.Getenv("FAULTLINE_SERVICE_LABELS"), "labels naming the service, comma-separated (default service,service_name,job,app)")
 	pos, err := parseFlags(fs, args)
 	switch {
 	case err != nil:
@@ -61,10 +61,10 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 	if f.json {
 		var b []byte
 		if b, err = msg.JSON(); err == nil {
-			_, err = e.stdout.Write(b)
+			_, err = e.Stdout.Write(b)
 		}
 	} else {
-		err = enrich.WriteText(e.stdout, msg)
+		err = enrich.WriteText(e.Stdout, msg)
 	}
 	if err != nil {
 		return fail(e, "enrich", err)
@@ -79,7 +79,7 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 
 // readAlert reads and parses the alert file; every problem is bad input.
 func (f *enrichFlags) readAlert(e *env) (*enrich.Group, error) {
-	var r io.Reader = e.stdin
+	var r io.Reader = e.Stdin
 	name := "standard input"
 	if f.alert != "-" {
 		fh, err := os.Open(f.alert)
@@ -111,7 +111,7 @@ func (f *enrichFlags) message(ctx context.Context, e *env, g *enrich.Group) (*en
 	opt := enrich.AnalyzeOptions{LookBack: f.lookBack, MaxWindow: 6 * time.Hour, Top: 3}
 	// The preview opens the store read-only; the engine's note that the
 	// candidates' runbooks stay unsaved is expected here, so only errors show.
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	var a enrich.Analysis
 	eng, closeFn, storeErr := f.engine(ctx, true, log)
 	if storeErr != nil {
@@ -122,7 +122,7 @@ func (f *enrichFlags) message(ctx context.Context, e *env, g *enrich.Group) (*en
 		a = enrich.Analyze(ctx, eng, g, now, opt)
 	}
 	if a.Err != nil {
-		fmt.Fprintf(e.stderr, "analyze enrich: the analysis could not run (%s); the message says so and carries the alert.\n", errSentence(a.Err))
+		fmt.Fprintf(e.Stderr, "analyze enrich: the analysis could not run (%s); the message says so and carries the alert.\n", errSentence(a.Err))
 	}
 	return enrich.BuildMessage(g, a, enrich.MessageOptions{PublicURL: f.public, Now: now}), storeErr
 }
@@ -152,7 +152,7 @@ const hooksDrain = 20 * time.Second
 // with nowhere to send them would swallow them). stop drains the queue:
 // call it after the HTTP server has stopped. reg may be nil.
 func alertHooks(e *env, public string, eng *analysis.Engine, reg prometheus.Registerer, log *slog.Logger) (h http.Handler, stop func(), err error) {
-	cfg := enrich.ConfigFromEnv(e.getenv)
+	cfg := enrich.ConfigFromEnv(e.Getenv)
 	if public != "" {
 		cfg.PublicURL = public
 	}

@@ -149,7 +149,7 @@ func TestEnrichHooksWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envOf := func(kv map[string]string) *env { return &env{getenv: func(k string) string { return kv[k] }} }
+	envOf := func(kv map[string]string) *env { return &env{Getenv: func(k string) string { return kv[k] }} }
 	log := slog.New(slog.DiscardHandler)
 
 	if h, stop, err := alertHooks(envOf(nil), "", eng, nil, log); err != nil || h != nil {

@@ -19,7 +19,7 @@ type evalFlags struct {
 func runEval(ctx context.Context, e *env, args []string) int {
 	var f evalFlags
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.IntVar(&f.top, "top", 5, "candidates per case")
 	dirs, err := parseFlags(fs, args)
@@ -44,15 +44,15 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			return fail(e, "eval", err)
 		}
 		if !f.json {
-			fmt.Fprintf(e.stderr, "%-40s truth %-28s rank %d  top %s\n", c.Name, r.Truth, r.Rank, strings.Join(r.Top, ", "))
+			fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d  top %s\n", c.Name, r.Truth, r.Rank, strings.Join(r.Top, ", "))
 		}
 		results = append(results, *r)
 	}
 	s := evaluate.Summarize(results)
 	if f.json {
-		err = writeJSON(e.stdout, s)
+		err = writeJSON(e.Stdout, s)
 	} else {
-		err = writeSummary(e.stdout, s)
+		err = writeSummary(e.Stdout, s)
 	}
 	if err != nil {
 		return fail(e, "eval", err)

@@ -24,7 +24,7 @@ type incidentFlags struct {
 func runIncident(ctx context.Context, e *env, args []string) int {
 	var f incidentFlags
 	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m)")
@@ -66,9 +66,9 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 			truncate(f.service, 60), servicesSeen(rep, 8)))
 	}
 	if f.json {
-		err = writeJSON(e.stdout, rep)
+		err = writeJSON(e.Stdout, rep)
 	} else {
-		err = writeIncident(e.stdout, rep)
+		err = writeIncident(e.Stdout, rep)
 	}
 	if err != nil {
 		return fail(e, "incident", err)

@@ -5,7 +5,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/faultline/faultline/internal/cli"
 	"io"
 	"os"
 	"os/signal"
@@ -15,9 +15,9 @@ import (
 
 // Exit codes, per the contract.
 const (
-	exitOK    = 0
-	exitFail  = 1 // a failure while working: store unreachable, ...
-	exitUsage = 2 // bad usage or bad input
+	exitOK    = cli.ExitOK
+	exitFail  = cli.ExitFail
+	exitUsage = cli.ExitUsage
 )
 
 func main() {
@@ -33,61 +33,41 @@ func main() {
 }
 
 // env is what a subcommand may touch: its streams and the environment.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-}
+type env = cli.Env
 
-type command struct {
-	name, args, help string
-	run              func(ctx context.Context, e *env, args []string) int
-}
+type command = cli.Command
 
 // commands lists every subcommand; each lives in its own file.
 func commands() []command {
 	return []command{
-		{"trace", "[--store URL] [--json] TRACE_ID", "explain one trace: origin, cascade, suspect", runTrace},
-		{"incident", "[--store URL] [--json] [--since 30m | --from T --to T] [--service NAME] [--top N]", "rank root-cause candidates in a window", runIncident},
-		{"runbook", "[--store URL] CANDIDATE_ID | KIND", "print a runbook as Markdown", runRunbook},
-		{"patterns", "[--json] FILE...", "group raw log lines into error signatures", runPatterns},
-		{"eval", "[--json] DIR...", "score the analysis against labelled case folders", runEval},
-		{"enrich", "[--store URL] [--json] --alert FILE", "print the Slack message an alert would get", runEnrich},
-		{"serve", "[--store URL] [--listen :8080]", "web UI, JSON API and alert webhooks", runServe},
-		{"demo", "", "write a realistic incident into a fresh embedded store and analyse it", runDemo},
+		{Name: "trace", Args: "[--store URL] [--json] TRACE_ID",
+			Help: "explain one trace: origin, cascade, suspect", Run: runTrace},
+		{Name: "incident", Args: "[--store URL] [--json] [--since 30m | --from T --to T] [--service NAME] [--top N]",
+			Help: "rank root-cause candidates in a window", Run: runIncident},
+		{Name: "runbook", Args: "[--store URL] [--json] CANDIDATE_ID | RUNBOOK_ID | KIND",
+			Help: "print a runbook as Markdown", Run: runRunbook},
+		{Name: "patterns", Args: "[--json] FILE...",
+			Help: "group raw log lines into error signatures", Run: runPatterns},
+		{Name: "eval", Args: "[--json] DIR...",
+			Help: "score the analysis against labelled case folders", Run: runEval},
+		{Name: "enrich", Args: "[--store URL] [--json] --alert FILE",
+			Help: "print the Slack message an alert would get", Run: runEnrich},
+		{Name: "serve", Args: "[--store URL] [--listen :8080] [--auth-token T] [--public-url URL]",
+			Help: "web UI, JSON API and alert webhooks", Run: runServe},
+		{Name: "demo", Args: "[--fault KIND] [--seed N] [--store PATH]",
+			Help: "simulate an incident, load it into a fresh embedded store and analyse it", Run: runDemo},
 	}
+}
+
+func program() *cli.Program {
+	return &cli.Program{Name: "analyze", Commands: commands(), Notes: []string{
+		"The store is --store URL, else $FAULTLINE_STORE, else ./faultline.db.",
+		"Each command's flags: analyze COMMAND -h.",
+	}}
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
-		}
-	}
-	fmt.Fprintf(stderr, "analyze: unknown command %q; run 'analyze help' for the list.\n", truncate(args[0], 40))
-	return exitUsage
+	return program().Run(ctx, args, stdin, stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: analyze COMMAND [flags] [args]")
-	fmt.Fprintln(w)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n            %s\n", c.name, c.args, c.help)
-	}
-	fmt.Fprintln(w, "\nThe store is --store URL, else $FAULTLINE_STORE, else ./faultline.db.")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return cli.Truncate(s, n) }

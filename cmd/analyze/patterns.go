@@ -36,14 +36,14 @@ func runPatterns(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(e.stderr, "usage: analyze patterns [--json] FILE...  (- is stdin; .gz is read as gzip)")
+			fmt.Fprintln(e.Stderr, "usage: analyze patterns [--json] FILE...  (- is stdin; .gz is read as gzip)")
 			return exitOK
 		}
-		fmt.Fprintf(e.stderr, "analyze patterns: %v; usage: analyze patterns [--json] FILE... (- for stdin).\n", err)
+		fmt.Fprintf(e.Stderr, "analyze patterns: %v; usage: analyze patterns [--json] FILE... (- for stdin).\n", err)
 		return exitUsage
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(e.stderr, "analyze patterns: no input; give one or more log files, or - for stdin.")
+		fmt.Fprintln(e.Stderr, "analyze patterns: no input; give one or more log files, or - for stdin.")
 		return exitUsage
 	}
 	m := patterns.NewMiner(patterns.Config{})
@@ -52,20 +52,20 @@ func runPatterns(ctx context.Context, e *env, args []string) int {
 		var err error
 		ids, err = patternsAddFile(ctx, e, name, m, ids)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "analyze patterns: %v.\n", err)
+			fmt.Fprintf(e.Stderr, "analyze patterns: %v.\n", err)
 			if errors.Is(err, errPatternsInput) {
 				return exitUsage
 			}
 			return exitFail
 		}
 	}
-	return patternsPrint(e.stdout, m, ids, *asJSON)
+	return patternsPrint(e.Stdout, m, ids, *asJSON)
 }
 
 // patternsAddFile adds every line of one file ("-" is stdin, gzip is
 // detected by its magic bytes) to m and appends the ids to ids.
 func patternsAddFile(ctx context.Context, e *env, name string, m *patterns.Miner, ids []string) ([]string, error) {
-	var r io.Reader = e.stdin
+	var r io.Reader = e.Stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {

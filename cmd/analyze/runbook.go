@@ -23,7 +23,7 @@ type runbookFlags struct {
 func runRunbook(ctx context.Context, e *env, args []string) int {
 	var f runbookFlags
 	fs := flag.NewFlagSet("runbook", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the runbook document as JSON")
 	pos, err := parseFlags(fs, args)
@@ -37,7 +37,7 @@ func runRunbook(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "runbook", err)
 	}
-	if err := printRunbook(e.stdout, rb, f.json); err != nil {
+	if err := printRunbook(e.Stdout, rb, f.json); err != nil {
 		return fail(e, "runbook", fmt.Errorf("cannot write the runbook: %w", err))
 	}
 	return exitOK

@@ -34,11 +34,11 @@ const shutdownGrace = 10 * time.Second
 func runServe(ctx context.Context, e *env, args []string) int {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.StringVar(&f.listen, "listen", ":8080", "address to listen on")
-	fs.StringVar(&f.authToken, "auth-token", e.getenv("FAULTLINE_AUTH_TOKEN"), "require this bearer token (or the login form) for pages and API")
-	fs.StringVar(&f.basicAuth, "basic-auth", e.getenv("FAULTLINE_BASIC_AUTH"), "also admit HTTP basic auth as USER:PASSWORD")
+	fs.StringVar(&f.authToken, "auth-token", e.Getenv("FAULTLINE_AUTH_TOKEN"), "require this bearer token (or the login form) for pages and API")
+	fs.StringVar(&f.basicAuth, "basic-auth", e.Getenv("FAULTLINE_BASIC_AUTH"), "also admit HTTP basic auth as USER:PASSWORD")
 	fs.BoolVar(&f.readOnly, "read-only", false, "open the store read-only (candidate runbooks are then kept in memory only)")
 	fs.DurationVar(&f.timeout, "request-timeout", 20*time.Second, "longest analysis per request")
 	pos, err := parseFlags(fs, args)
@@ -57,7 +57,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "serve", err)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// A server may start before anything was ingested: it creates the
 	// store, as ingest serve does, and shows an empty state until data comes.
 	f.create = true
@@ -128,7 +128,7 @@ func serveUntilDone(ctx context.Context, e *env, addr string, h http.Handler, cf
 		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w); is another server using the port", addr, errors.Unwrap(err)))
 	}
 	srv := web.NewHTTPServer(addr, h, cfg)
-	fmt.Fprintf(e.stderr, "analyze serve: listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(e.Stderr, "analyze serve: listening on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -141,6 +141,6 @@ func serveUntilDone(ctx context.Context, e *env, addr string, h http.Handler, cf
 	if err := srv.Shutdown(sctx); err != nil {
 		return fail(e, "serve", fmt.Errorf("shutdown did not finish: %w", err))
 	}
-	fmt.Fprintln(e.stderr, "analyze serve: stopped")
+	fmt.Fprintln(e.Stderr, "analyze serve: stopped")
 	return exitOK
 }

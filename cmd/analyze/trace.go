@@ -22,7 +22,7 @@ type traceFlags struct {
 func runTrace(ctx context.Context, e *env, args []string) int {
 	var f traceFlags
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	f.store.bind(fs, e)
 	fs.BoolVar(&f.json, "json", false, "print the analysis as one JSON document")
 	pos, err := parseFlags(fs, args)
@@ -57,7 +57,7 @@ func explainTrace(ctx context.Context, e *env, f *traceFlags, id schema.TraceID)
 		return err
 	}
 	if f.json {
-		return writeJSON(e.stdout, res)
+		return writeJSON(e.Stdout, res)
 	}
-	return correlate.WriteText(e.stdout, res)
+	return correlate.WriteText(e.Stdout, res)
 }

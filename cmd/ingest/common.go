@@ -16,10 +16,10 @@ import (
 // errUsage marks a parse error already reported by the flag set.
 var errUsage = errors.New("usage")
 
-// newFlags returns a flag set that reports errors to e.stderr.
+// newFlags returns a flag set that reports errors to e.Stderr.
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("ingest "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.Stderr)
 	return fs
 }
 
@@ -27,7 +27,7 @@ func newFlags(e *env, name string) *flag.FlagSet {
 // $FAULTLINE_PATTERNS); an unreadable or invalid file is a usage error.
 func decoder(e *env, patterns string) (*ingest.Decoder, error) {
 	if patterns == "" {
-		patterns = strings.TrimSpace(e.getenv("FAULTLINE_PATTERNS"))
+		patterns = strings.TrimSpace(e.Getenv("FAULTLINE_PATTERNS"))
 	}
 	var extra []ingest.TextPattern
 	if patterns != "" {
@@ -46,22 +46,22 @@ func decoder(e *env, patterns string) (*ingest.Decoder, error) {
 // openStore opens --store, else $FAULTLINE_STORE, else the default path.
 func openStore(ctx context.Context, e *env, url string, log *slog.Logger) (store.Store, error) {
 	if url == "" {
-		url = store.DefaultURL(e.getenv)
+		url = store.DefaultURL(e.Getenv)
 	}
 	return store.Open(ctx, url, store.Options{Logger: log})
 }
 
-// logger writes structured logs to e.stderr at the level $FAULTLINE_LOG_LEVEL
+// logger writes structured logs to e.Stderr at the level $FAULTLINE_LOG_LEVEL
 // names (debug, info, warn, error; default info).
 func logger(e *env, quiet bool) *slog.Logger {
 	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(e.getenv("FAULTLINE_LOG_LEVEL"))); err != nil {
+	if err := lvl.UnmarshalText([]byte(e.Getenv("FAULTLINE_LOG_LEVEL"))); err != nil {
 		lvl = slog.LevelInfo
 		if quiet {
 			lvl = slog.LevelWarn
 		}
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
+	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
 // fail prints one sentence to stderr and returns code.

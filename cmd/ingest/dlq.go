@@ -29,7 +29,7 @@ const dlqUsage = "usage: ingest dlq list|show|replay|drop [--spool-dir DIR] [--s
 // dead letters are its dlq/ subdirectory.
 func runDLQ(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return fail(e.stderr, exitUsage, "%s", dlqUsage)
+		return fail(e.Stderr, exitUsage, "%s", dlqUsage)
 	}
 	verb := args[0]
 	var f dlqFlags
@@ -43,7 +43,7 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if f.store == "" {
-		f.store = store.DefaultURL(e.getenv)
+		f.store = store.DefaultURL(e.Getenv)
 	}
 	q, code := openDLQ(e, &f)
 	if q == nil {
@@ -59,7 +59,7 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 	case "drop":
 		return dlqEach(e, q, f, ids, func(id string) int { return dlqDrop(e, q, id) })
 	}
-	return fail(e.stderr, exitUsage, "unknown dlq command %q; %s", truncate(verb, 20), dlqUsage)
+	return fail(e.Stderr, exitUsage, "unknown dlq command %q; %s", truncate(verb, 20), dlqUsage)
 }
 
 // parseInterspersed parses flags that may come before, between or after
@@ -80,17 +80,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func openDLQ(e *env, f *dlqFlags) (*clickhouse.DLQ, int) {
 	dir := f.spoolDir
 	if dir == "" {
-		dir = strings.TrimSpace(e.getenv("FAULTLINE_SPOOL_DIR"))
+		dir = strings.TrimSpace(e.Getenv("FAULTLINE_SPOOL_DIR"))
 	}
 	if dir == "" {
 		dir = clickhouse.SpoolDirOf(f.store)
 	}
 	if dir == "" {
-		return nil, fail(e.stderr, exitUsage, "no spool directory: give --spool-dir DIR, set FAULTLINE_SPOOL_DIR, or add spool_dir=DIR to the store URL.")
+		return nil, fail(e.Stderr, exitUsage, "no spool directory: give --spool-dir DIR, set FAULTLINE_SPOOL_DIR, or add spool_dir=DIR to the store URL.")
 	}
 	q, err := clickhouse.OpenDLQ(clickhouse.DLQDir(dir))
 	if err != nil {
-		return nil, fail(e.stderr, exitFail, "%v.", err)
+		return nil, fail(e.Stderr, exitFail, "%v.", err)
 	}
 	return q, exitOK
 }
@@ -98,16 +98,16 @@ func openDLQ(e *env, f *dlqFlags) (*clickhouse.DLQ, int) {
 func dlqList(e *env, q *clickhouse.DLQ, f dlqFlags) int {
 	list, err := q.List()
 	if err != nil {
-		return fail(e.stderr, exitFail, "%v.", err)
+		return fail(e.Stderr, exitFail, "%v.", err)
 	}
 	if f.json {
 		return writeJSON(e, map[string]any{"dir": q.Dir(), "batches": list})
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(e.stdout, "no dead-letter batches in %s\n", q.Dir())
+		fmt.Fprintf(e.Stdout, "no dead-letter batches in %s\n", q.Dir())
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRECORDS\tTRIES\tFAILED\tLAST ERROR")
 	for _, b := range list {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", b.ID, b.Records, b.Tries, b.Failed.Format(time.RFC3339), truncate(oneLine(b.LastError), 80))
@@ -121,14 +121,14 @@ func dlqEach(e *env, q *clickhouse.DLQ, f dlqFlags, ids []string, do func(string
 	if f.all {
 		list, err := q.List()
 		if err != nil {
-			return fail(e.stderr, exitFail, "%v.", err)
+			return fail(e.Stderr, exitFail, "%v.", err)
 		}
 		ids = ids[:0]
 		for _, b := range list {
 			ids = append(ids, b.ID)
 		}
 	} else if len(ids) == 0 {
-		return fail(e.stderr, exitUsage, "name a batch ID (see 'ingest dlq list') or give --all.")
+		return fail(e.Stderr, exitUsage, "name a batch ID (see 'ingest dlq list') or give --all.")
 	}
 	worst := exitOK
 	for _, id := range ids {
@@ -149,17 +149,17 @@ func dlqDrop(e *env, q *clickhouse.DLQ, id string) int {
 	if err := q.Drop(id); err != nil {
 		return dlqFail(e, err)
 	}
-	fmt.Fprintf(e.stdout, "dropped %s\n", id)
+	fmt.Fprintf(e.Stdout, "dropped %s\n", id)
 	return exitOK
 }
 
 func dlqReplay(ctx context.Context, e *env, q *clickhouse.DLQ, f dlqFlags, ids []string) int {
 	if !strings.HasPrefix(f.store, "clickhouse://") && !strings.HasPrefix(f.store, "http") {
-		return fail(e.stderr, exitUsage, "replay needs a ClickHouse store: give --store clickhouse://HOST:PORT/DB.")
+		return fail(e.Stderr, exitUsage, "replay needs a ClickHouse store: give --store clickhouse://HOST:PORT/DB.")
 	}
 	s, err := clickhouse.Open(ctx, f.store, clickhouse.Options{Logger: logger(e, true), Writer: clickhouse.WriterOptions{NoSpool: true}})
 	if err != nil {
-		return fail(e.stderr, exitFail, "%v; check that ClickHouse is reachable.", err)
+		return fail(e.Stderr, exitFail, "%v; check that ClickHouse is reachable.", err)
 	}
 	defer s.Close()
 	return dlqEach(e, q, f, ids, func(id string) int {
@@ -167,23 +167,23 @@ func dlqReplay(ctx context.Context, e *env, q *clickhouse.DLQ, f dlqFlags, ids [
 		if err != nil {
 			return dlqFail(e, err)
 		}
-		fmt.Fprintf(e.stdout, "replayed %s (%d records)\n", id, n)
+		fmt.Fprintf(e.Stdout, "replayed %s (%d records)\n", id, n)
 		return exitOK
 	})
 }
 
 func dlqFail(e *env, err error) int {
 	if errors.Is(err, clickhouse.ErrNoDeadBatch) {
-		return fail(e.stderr, exitUsage, "%v; see 'ingest dlq list'.", err)
+		return fail(e.Stderr, exitUsage, "%v; see 'ingest dlq list'.", err)
 	}
-	return fail(e.stderr, exitFail, "%v.", err)
+	return fail(e.Stderr, exitFail, "%v.", err)
 }
 
 func writeJSON(e *env, v any) int {
-	enc := json.NewEncoder(e.stdout)
+	enc := json.NewEncoder(e.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return fail(e.stderr, exitFail, "cannot write JSON: %v.", err)
+		return fail(e.Stderr, exitFail, "cannot write JSON: %v.", err)
 	}
 	return exitOK
 }

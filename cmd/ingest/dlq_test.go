@@ -12,7 +12,7 @@ import (
 func dlqRun(t *testing.T, envv map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return envv[k] }}
+	e := &env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return envv[k] }}
 	code := runDLQ(context.Background(), e, args)
 	return code, out.String(), errb.String()
 }

@@ -31,29 +31,29 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if fs.NArg() == 0 {
-		return fail(e.stderr, exitUsage, "give at least one FILE to load (\"-\" reads standard input).")
+		return fail(e.Stderr, exitUsage, "give at least one FILE to load (\"-\" reads standard input).")
 	}
 	dec, err := decoder(e, f.patterns)
 	if err != nil {
-		return fail(e.stderr, exitUsage, "%v; fix the patterns file.", err)
+		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}
 	for _, name := range fs.Args() {
 		if name == "-" {
 			continue
 		}
 		if st, err := os.Stat(name); err != nil || st.IsDir() {
-			return fail(e.stderr, exitUsage, "cannot read %q: it is missing or not a regular file; check the path.", truncate(name, 200))
+			return fail(e.Stderr, exitUsage, "cannot read %q: it is missing or not a regular file; check the path.", truncate(name, 200))
 		}
 	}
 	log := logger(e, true)
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
-		return fail(e.stderr, exitFail, "%v; check --store.", err)
+		return fail(e.Stderr, exitFail, "%v; check --store.", err)
 	}
 	opt := ingest.LoadOptions{Service: strings.TrimSpace(f.service)}
 	code := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), opt, f.quiet)
 	if err := st.Close(); err != nil && code == exitOK {
-		return fail(e.stderr, exitFail, "cannot close the store: %v.", err)
+		return fail(e.Stderr, exitFail, "cannot close the store: %v.", err)
 	}
 	return code
 }
@@ -66,17 +66,17 @@ func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt 
 			if errors.Is(err, ingest.ErrSink) || ctx.Err() != nil {
 				code = exitFail
 			}
-			return fail(e.stderr, code, "%v.", err)
+			return fail(e.Stderr, code, "%v.", err)
 		}
 		if !quiet {
-			fmt.Fprintln(e.stdout, summary(name, format, stats))
+			fmt.Fprintln(e.Stdout, summary(name, format, stats))
 		}
 	}
 	return exitOK
 }
 
 func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string, opt ingest.LoadOptions) (ingest.Stats, ingest.Format, error) {
-	var r io.Reader = e.stdin
+	var r io.Reader = e.Stdin
 	if name != "-" {
 		fh, err := os.Open(name)
 		if err != nil {

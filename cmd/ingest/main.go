@@ -6,7 +6,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"github.com/faultline/faultline/internal/cli"
 	"io"
 	"os"
 	"os/signal"
@@ -15,9 +15,9 @@ import (
 
 // Exit codes, per the contract.
 const (
-	exitOK    = 0
-	exitFail  = 1 // a failure while working: store unreachable, ...
-	exitUsage = 2 // bad usage or bad input
+	exitOK    = cli.ExitOK
+	exitFail  = cli.ExitFail
+	exitUsage = cli.ExitUsage
 )
 
 func main() {
@@ -28,59 +28,32 @@ func main() {
 }
 
 // env is what a subcommand may touch: its streams and the environment.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	getenv         func(string) string
-}
+type env = cli.Env
 
-type command struct {
-	name, args, help string
-	run              func(ctx context.Context, e *env, args []string) int
-}
+type command = cli.Command
 
 // commands lists every subcommand; each lives in its own file.
 func commands() []command {
 	return []command{
-		{"serve", "[--store URL] [--listen :3100] [--otlp-listen :4318] [--retention 7d] [--patterns FILE]",
-			"receive Loki push, OTLP/HTTP and JSON lines", runServe},
-		{"load", "[--store URL] [--patterns FILE] [--service NAME] FILE...", "load files (format detected per file, .gz accepted, - is stdin)", runLoad},
-		{"dlq", "list | show ID | replay ID|--all | drop ID|--all [--spool-dir DIR] [--json]",
-			"inspect and replay the batches the ClickHouse writer dead-lettered", runDLQ},
+		{Name: "serve", Args: "[--store URL] [--listen :3100] [--otlp-listen :4318] [--retention 7d] [--patterns FILE]",
+			Help: "receive Loki push, OTLP/HTTP and JSON lines", Run: runServe},
+		{Name: "load", Args: "[--store URL] [--patterns FILE] [--service NAME] FILE...",
+			Help: "load files (format detected per file, .gz accepted, - is stdin)", Run: runLoad},
+		{Name: "dlq", Args: "list | show ID | replay ID|--all | drop ID|--all [--spool-dir DIR] [--json]",
+			Help: "inspect and replay the batches the ClickHouse writer dead-lettered", Run: runDLQ},
 	}
+}
+
+func program() *cli.Program {
+	return &cli.Program{Name: "ingest", Commands: commands(), Notes: []string{
+		"The store is --store URL, else $FAULTLINE_STORE, else ./faultline.db.",
+		"Extra text patterns: --patterns FILE, else $FAULTLINE_PATTERNS (see ingest/README.md).",
+		"Each command's flags: ingest COMMAND -h.",
+	}}
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
-		}
-	}
-	fmt.Fprintf(stderr, "ingest: unknown command %q; run 'ingest help' for the list.\n", truncate(args[0], 40))
-	return exitUsage
+	return program().Run(ctx, args, stdin, stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: ingest COMMAND [flags] [args]")
-	fmt.Fprintln(w)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-6s %s\n         %s\n", c.name, c.args, c.help)
-	}
-	fmt.Fprintln(w, "\nThe store is --store URL, else $FAULTLINE_STORE, else ./faultline.db.")
-	fmt.Fprintln(w, "Extra text patterns: --patterns FILE, else $FAULTLINE_PATTERNS (see ingest/README.md).")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return cli.Truncate(s, n) }

@@ -44,24 +44,24 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		return fail(e.stderr, exitUsage, "serve takes no arguments, got %q.", truncate(fs.Arg(0), 40))
+		return fail(e.Stderr, exitUsage, "serve takes no arguments, got %q.", truncate(fs.Arg(0), 40))
 	}
 	retention, err := parseRetention(f.retention)
 	if err != nil {
-		return fail(e.stderr, exitUsage, "--retention %q is not a duration; write it like 7d or 36h.", truncate(f.retention, 40))
+		return fail(e.Stderr, exitUsage, "--retention %q is not a duration; write it like 7d or 36h.", truncate(f.retention, 40))
 	}
 	dec, err := decoder(e, f.patterns)
 	if err != nil {
-		return fail(e.stderr, exitUsage, "%v; fix the patterns file.", err)
+		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}
 	log := logger(e, false)
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
-		return fail(e.stderr, exitFail, "%v; check --store.", err)
+		return fail(e.Stderr, exitFail, "%v; check --store.", err)
 	}
 	code := serve(ctx, e, f, dec, st, retention, log)
 	if err := st.Close(); err != nil && code == exitOK {
-		return fail(e.stderr, exitFail, "cannot close the store: %v.", err)
+		return fail(e.Stderr, exitFail, "cannot close the store: %v.", err)
 	}
 	return code
 }
@@ -74,7 +74,7 @@ func serve(ctx context.Context, e *env, f serveFlags, dec *ingest.Decoder, st st
 	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st)}, sinkOf(st), log)
 	servers, err := listen(f, srv, log)
 	if err != nil {
-		return fail(e.stderr, exitFail, "%v; choose another address.", err)
+		return fail(e.Stderr, exitFail, "%v; choose another address.", err)
 	}
 	if retention > 0 {
 		go retain(ctx, st, retention, log)
@@ -88,7 +88,7 @@ func serve(ctx context.Context, e *env, f serveFlags, dec *ingest.Decoder, st st
 	case err := <-errc:
 		log.Error("server stopped", "err", err)
 		shutdown(servers, f.drain, log)
-		return fail(e.stderr, exitFail, "the server stopped: %v.", err)
+		return fail(e.Stderr, exitFail, "the server stopped: %v.", err)
 	}
 	log.Info("shutting down; draining in-flight requests")
 	shutdown(servers, f.drain, log)
