@@ -234,6 +234,11 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if isFastFailure(k) || k == "" {
 			continue
 		}
+		// A warning counts when it is about a call (a retry, a timeout),
+		// not when it is about the service's own work (a slow query).
+		if !r.IsError() && !k.PointsElsewhere() && hint == "" {
+			continue
+		}
 		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(externalName(hint), dep)) {
 			continue
 		}

@@ -168,6 +168,7 @@ func TestHintFromText(t *testing.T) {
 		// An address beside a URL: the URL's host names the service.
 		{`Get "http://session:8080/api/v1/session": dial tcp 10.3.219.194:8080: connect: connection refused`, "session"},
 		{`upstream call failed: circuit breaker is open`, ""},
+		{`Retry 'order' recorded a failed retry attempt. Number of retry attempts: '1'.`, "order"},
 		{`upstream call failed: unexpected status 500 Internal Server Error from billing`, "billing"},
 	}
 	for _, c := range cases {

@@ -136,7 +136,8 @@
 // service itself, when its breaker names nothing), it reads the failures
 // of that dependency in the two minutes before (or, when it has none under
 // that name, the failures of calls to it in the last thirty seconds),
-// leaving out fast failures and bare statuses, and analyses the latest
+// leaving out fast failures, bare statuses and warnings about the
+// service's own work (a slow query), and analyses the latest
 // traces they belong to, starting each walk at the dependency's first
 // telling error. A trace where the dependency only failed fast does not
 // count. The suspect becomes the service most of them point at (when the

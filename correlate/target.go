@@ -49,7 +49,7 @@ func hintFromText(l *lowered) string {
 		"connect to ", "connecting to ", "connection to ", "invoking ",
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
-		"bulkhead '", "bulkhead \"", "upstream ",
+		"bulkhead '", "bulkhead \"", "retry '", "retry \"", "timelimiter '", "upstream ",
 		"dial tcp ", "econnrefused ",
 		// "unexpected status 503 Service Unavailable from payment"
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
@@ -245,10 +245,10 @@ func isIPv4(s string) bool {
 }
 
 // pointer finds the service an entry's failure points at and how:
-// the callee of the failing call in the span tree (a child span on
-// another service, preferring the one the record names, then one that
-// failed, then the slowest), else the callee its attributes or text name.
-// "" when nothing points anywhere.
+// the callee of the failing call in the span tree (see calleeNode), else
+// the callee its attributes or text name, else the peer of a failed
+// outbound call of the same service under it (see localPeer). "" when
+// nothing points anywhere.
 func pointer(t *Trace, e int32) (string, string) {
 	if c := calleeNode(t, e); c >= 0 {
 		return t.svcs[t.nodes[c].svc].name, viaSpanTree
@@ -293,7 +293,10 @@ func localPeer(t *Trace, e int32) (string, string) {
 // calleeNode picks the span-tree callee of an entry's failure: among the
 // nearest descendants of its span on another service, the one the record's
 // hint names, else one with an error, else one with a failure signal,
-// else the longest. -1 when its span has no such descendant.
+// else, for a timeout only, the longest. -1 when its span has no such
+// descendant, when the record names a callee that is none of them, and
+// for a fast failure (an open breaker, a full bulkhead), which made no
+// call.
 func calleeNode(t *Trace, e int32) int32 {
 	n := t.ents[e].node
 	if n < 0 || isFastFailure(t.ents[e].class) {

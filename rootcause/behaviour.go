@@ -69,6 +69,46 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			events: map[unitEvent]time.Time{}, calls: map[[2]string]string{}}
 	}
 	sc := p.scratch
+	sc.index(recs)
+	var loose map[string]bool // services with records outside their spans
+	for i := range recs {
+		r := &recs[i]
+		if r.Service == "" {
+			continue
+		}
+		switch r.Type {
+		case schema.TypeSpan:
+			p.noteSpan(recs, int32(i))
+		case schema.TypeLog:
+			ev := eventOf(r)
+			switch {
+			case r.IsError():
+				// Errors are new_errors' and the pointers' to judge; here
+				// they only tell an operation that recovered.
+				ev = evError + ev
+			case p.pointsElsewhere(r):
+				continue // a symptom naming a dependency: the pointers judge it
+			}
+			if si, ok := sc.spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
+				sc.note(unitRef{si, r.Service}, ev, r.Time)
+				continue
+			}
+			if !loose[r.Service] {
+				if loose == nil {
+					loose = map[string]bool{}
+				}
+				loose[r.Service] = true
+				sc.units = append(sc.units, unitRef{-1, r.Service})
+			}
+			sc.note(unitRef{-1, r.Service}, ev, r.Time)
+		}
+	}
+	p.account(recs)
+}
+
+// index resets the scratch for a trace and indexes its spans: by id, and,
+// for a client span, the service of its first child on another service.
+func (sc *behaviourScratch) index(recs []schema.Record) {
 	clear(sc.spans)
 	clear(sc.remote)
 	clear(sc.events)
@@ -78,8 +118,6 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			sc.spans[r.SpanID] = int32(i)
 		}
 	}
-	// remote names, for a client span, the service of its first child
-	// span on another service.
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.ParentSpanID == "" || r.Service == "" {
@@ -91,54 +129,38 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			}
 		}
 	}
-	note := func(u unitRef, ev string, at time.Time) {
-		k := unitEvent{u, ev}
-		if t, ok := sc.events[k]; !ok || at.Before(t) {
-			sc.events[k] = at
+}
+
+// noteSpan makes span i a unit and a call event of its parent's unit.
+func (p *period) noteSpan(recs []schema.Record, i int32) {
+	sc, r := p.scratch, &recs[i]
+	if si, ok := sc.spans[r.SpanID]; ok && si == i {
+		sc.units = append(sc.units, unitRef{i, r.Service})
+	}
+	pi, ok := sc.spans[r.ParentSpanID]
+	if !ok || r.ParentSpanID == "" {
+		return
+	}
+	ev := sc.callName(r.Service, r.Name)
+	sc.note(unitRef{pi, recs[pi].Service}, ev, r.Time)
+	if _, known := p.callees[ev]; !known {
+		if c := calleeOf(r, recs[pi].Service, sc.remote[i]); c != "" {
+			p.callees[ev] = c
 		}
 	}
-	loose := map[string]bool(nil)
-	for i := range recs {
-		r := &recs[i]
-		if r.Service == "" {
-			continue
-		}
-		switch r.Type {
-		case schema.TypeSpan:
-			if si, ok := sc.spans[r.SpanID]; ok && si == int32(i) {
-				sc.units = append(sc.units, unitRef{int32(i), r.Service})
-			}
-			if pi, ok := sc.spans[r.ParentSpanID]; ok && r.ParentSpanID != "" {
-				ev := sc.callName(r.Service, r.Name)
-				note(unitRef{pi, recs[pi].Service}, ev, r.Time)
-				if _, known := p.callees[ev]; !known {
-					if c := calleeOf(r, recs[pi].Service, sc.remote[int32(i)]); c != "" {
-						p.callees[ev] = c
-					}
-				}
-			}
-		case schema.TypeLog:
-			if p.pointsElsewhere(r) {
-				continue // a symptom naming a dependency: the pointers judge it
-			}
-			ev := eventOf(r)
-			if r.IsError() {
-				ev = evError + ev
-			}
-			if si, ok := sc.spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
-				note(unitRef{si, r.Service}, ev, r.Time)
-				continue
-			}
-			if !loose[r.Service] {
-				if loose == nil {
-					loose = map[string]bool{}
-				}
-				loose[r.Service] = true
-				sc.units = append(sc.units, unitRef{-1, r.Service})
-			}
-			note(unitRef{-1, r.Service}, ev, r.Time)
-		}
+}
+
+// note records that unit u had event ev, first at at.
+func (sc *behaviourScratch) note(u unitRef, ev string, at time.Time) {
+	k := unitEvent{u, ev}
+	if t, ok := sc.events[k]; !ok || at.Before(t) {
+		sc.events[k] = at
 	}
+}
+
+// account adds the trace's units and their events to the operations.
+func (p *period) account(recs []schema.Record) {
+	sc := p.scratch
 	stats := make(map[unitRef]*opStat, len(sc.units))
 	for _, u := range sc.units {
 		k := opKey{svc: u.svc}
@@ -207,6 +229,12 @@ func calleeOf(c *schema.Record, parent, remote string) string {
 // file.ext:line), since one statement writes many variants of a message;
 // else its template.
 func eventOf(r *schema.Record) string {
+	// Ingest moves a parsed header's logger or code location into Name.
+	if r.Type == schema.TypeLog {
+		if loc := locationWord(r.Name); loc != "" {
+			return loc
+		}
+	}
 	if loc := codeLocation(r.Body); loc != "" {
 		return loc
 	}
@@ -286,14 +314,11 @@ type behaviourShift struct {
 const (
 	minUnits      = 4
 	minShareShift = 0.3
-	minShiftZ     = 2.5
+	minShiftZ     = 3.0
 	// fullSupport is how many executions must have changed for a shift
 	// to count in full: a change seen in a handful of calls is weaker.
 	fullSupport = 10.0
 )
-
-var callsOwnOnly = false
-var skipNewErrors = true
 
 // behaviourShifts lists the significant shifts of svc's operations, the
 // strongest first.
@@ -324,6 +349,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 		if bs == nil || bs.units < minUnits || ws.units < minUnits {
 			continue
 		}
+		recovered := errorShare(bs)-errorShare(ws) >= minShareShift
 		for _, ev := range unionKeys(ws.events, bs.events) {
 			cb, cw := bs.events[ev], ws.events[ev]
 			pb, pw := float64(cb)/float64(bs.units), float64(cw)/float64(ws.units)
@@ -336,10 +362,12 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			if se == 0 || math.Abs(d)/se < minShiftZ {
 				continue
 			}
-			if d > 0 && strings.HasPrefix(ev, evError) && skipNewErrors {
+			if strings.HasPrefix(ev, evError) || d < 0 && recovered {
+				// A new error is new_errors' to judge; one that stopped,
+				// and what stopped with it, is a recovery.
 				continue
 			}
-			if c := cmp.Or(w.callees[ev], b.callees[ev]); c != "" && c != svc && (callsOwnOnly || !keptServing(w, b, c)) {
+			if c := cmp.Or(w.callees[ev], b.callees[ev]); c != "" && c != svc && !keptServing(w, b, c) {
 				continue
 			}
 			out = append(out, behaviourShift{key: k, event: ev, pb: pb, pw: pw, units: ws.units,
@@ -425,4 +453,16 @@ func describeEvent(ev string) string {
 		return "logging the error " + quoteCut(s, 60)
 	}
 	return "logging " + quoteCut(ev, 60)
+}
+
+// errorShare is the largest share of an operation's executions that logged
+// one error statement.
+func errorShare(st *opStat) float64 {
+	var n int
+	for ev, c := range st.events {
+		if strings.HasPrefix(ev, evError) && c > n {
+			n = c
+		}
+	}
+	return float64(n) / float64(max(st.units, 1))
 }

@@ -31,8 +31,6 @@ func BenchmarkAnalyzeRecords1M(b *testing.B) {
 			win = append(win, r)
 		}
 	}
-	b.ReportMetric(float64(len(win)), "window-records")
-	b.ReportMetric(float64(len(base)), "baseline-records")
 	b.ResetTimer()
 	for range b.N {
 		rep := rootcause.AnalyzeRecords(win, base, rootcause.Query{From: from, To: to},
@@ -41,4 +39,6 @@ func BenchmarkAnalyzeRecords1M(b *testing.B) {
 			b.Fatal("no candidates")
 		}
 	}
+	b.ReportMetric(float64(len(win)), "window-records")
+	b.ReportMetric(float64(len(base)), "baseline-records")
 }

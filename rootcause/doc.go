@@ -2,9 +2,16 @@
 //
 // # Input
 //
-// The records of the window [From, To) and of a baseline period before it
-// (by default the hour before, or as much of it as the store holds). Every
-// record is a log line or a span, already normalised by ingest.
+// The records of the window [From, To) and of a baseline period before it:
+// by default the hour before. When that hour holds fewer records than the
+// window (a store that keeps a sample of an earlier, fault-free period), the
+// baseline widens to what the store holds before the window, up to
+// MaxBaseline: a baseline thinner than the window cannot tell its noise
+// from a change. Rates are per minute of data: a period counts only its
+// ten-second slices that hold records, so a window whose end has not
+// arrived, or a baseline made of separate samples, is not diluted by
+// empty time. Every record is a log line or a span, already normalised by
+// ingest.
 //
 // # Per trace: origins, not volume
 //
@@ -13,7 +20,18 @@
 // (where the origin points: the callee of a timeout, an open breaker or a
 // refused connection). Retry storms multiply the errors of callers, so
 // counting errors points at the wrong service; counting suspects of failing
-// traces does not.
+// traces does not. A failing trace's vote is weighted by how far the count
+// of its first error's signature in the window exceeds what the baseline
+// rate explains (with two standard deviations of Poisson noise), so
+// chronic errors weigh little.
+//
+// A refused connection says its callee could not be reached. When the
+// callee, observable in both periods, kept serving as usual (about as many
+// records per minute, no new errors or warnings of its own, no slower
+// spans, no change of behaviour), the pointer is discredited and the vote
+// stays with the service that logged it: the failure is on its side of the
+// call. Timeouts and open breakers keep pointing: they speak of the
+// callee's quality of service, which an open breaker hides from its records.
 //
 // # Per service: what changed
 //
@@ -25,6 +43,30 @@
 // that stopped), and what got slower. A service that logs the same errors
 // all day scores nothing for them.
 //
+// # Per operation: behaviour
+//
+// A unit of behaviour is one execution of a service's operation (a span;
+// or, for records of a trace that no span of their service holds, that
+// service's part of the trace). Its events are the log statements it
+// wrote, named by their code location when the line's header carries one
+// (logger#line, file.go:42), else by their template, and the calls it
+// made (child spans). For every operation seen in both periods, the share
+// of executions in which each event occurs is compared (Nezha's
+// P(event | operation)): conditioning on the operation cancels changes of
+// traffic mix, which raw counts of log lines confuse with faults. A shift
+// counts when it moves the share by at least minShareShift with a
+// two-proportion z score of at least minShiftZ; it is blamed on the
+// service whose operation it is. A method that throws or returns early
+// stops writing the lines and making the calls that followed it; one that
+// fails starts writing new ones. Symptoms that point at a dependency
+// (timeouts, open breakers) are left to the pointers; error lines to
+// new_errors, except that an operation whose errors fell is recovering and
+// what it stopped doing is no fault; a call that stopped or started counts
+// only when its callee kept serving as usual (a caller stops calling a
+// dependency whose breaker opened, and that is the dependency's failure).
+// A service whose own callees are in trouble keeps only explainedShare of
+// its behaviour signal: its change may be their symptom.
+//
 // # Scoring
 //
 // A candidate is a service with its most telling failure kind and error
@@ -32,8 +74,12 @@
 // line: trace_origin (share of failing traces that point at it),
 // pointed_at (callers' timeouts and breakers naming it), new_errors
 // (error signatures absent from the baseline), error_rate (errors beyond
-// the baseline rate), pattern_shift (log templates appearing or vanishing),
-// latency (span self-time regression), onset (how early its anomaly began
+// the baseline rate), pattern_shift (log templates appearing or vanishing,
+// for services without operations to compare: behaviour says the same
+// without the traffic mix), latency (the p95 self time of its spans, or
+// the median self time of its operation that slowed the most),
+// behaviour (the strongest shift of its operations' events, scaled by how
+// many executions changed), onset (how early its anomaly began
 // relative to the others), deploy (a version change just before onset) and
 // downstream (a penalty when a service it calls is itself anomalous and
 // began earlier: the failure is deeper). Ties break by onset, then name,

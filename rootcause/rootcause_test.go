@@ -1,8 +1,10 @@
 package rootcause
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -216,4 +218,104 @@ func dump(rep *Report) string {
 		fmt.Fprintf(&b, "%d %s %s %.3f %s\n", c.Rank, c.Service, c.Kind, c.Score, sig)
 	}
 	return b.String()
+}
+
+// TestRefusedPointerAtAHealthyService: orders logs refused connections to
+// pricing, but pricing kept serving its other calls as usual; the failure
+// is on orders' side of the call, and orders ranks first.
+func TestRefusedPointerAtAHealthyService(t *testing.T) {
+	n := 0
+	trace := func(at time.Time, broken bool) []schema.Record {
+		n++
+		tid := schema.TraceID(fmt.Sprintf("%032x", n))
+		sid := func(k int) schema.SpanID { return schema.SpanID(fmt.Sprintf("%014x%02x", n, k)) }
+		recs := []schema.Record{
+			{Type: schema.TypeSpan, Time: at, TraceID: tid, SpanID: sid(1), Service: "orders", Name: "POST /orders", Duration: 20 * time.Millisecond},
+			{Type: schema.TypeLog, Time: at.Add(time.Millisecond), TraceID: tid, SpanID: sid(1), Service: "orders",
+				Severity: schema.SeverityInfo, Body: "order received"},
+		}
+		if broken {
+			return append(recs, schema.Record{Type: schema.TypeLog, Time: at.Add(2 * time.Millisecond), TraceID: tid, SpanID: sid(1),
+				Service: "orders", Severity: schema.SeverityError, Body: "call to pricing failed: connection refused"})
+		}
+		return append(recs,
+			schema.Record{Type: schema.TypeSpan, Time: at.Add(time.Millisecond), TraceID: tid, SpanID: sid(2), ParentSpanID: sid(1),
+				Service: "pricing", Name: "GET /price", Duration: 5 * time.Millisecond},
+			schema.Record{Type: schema.TypeLog, Time: at.Add(2 * time.Millisecond), TraceID: tid, SpanID: sid(2), Service: "pricing",
+				Severity: schema.SeverityInfo, Body: "price computed"})
+	}
+	from := t0.Add(30 * time.Minute)
+	var base, win []schema.Record
+	for i := range 120 {
+		base = append(base, trace(t0.Add(time.Duration(i)*15*time.Second), false)...)
+	}
+	for i := range 60 {
+		win = append(win, trace(from.Add(time.Duration(i)*5*time.Second), i%2 == 1)...)
+	}
+	rep := AnalyzeRecords(win, base, Query{From: from, To: from.Add(5 * time.Minute)}, Window{From: t0, To: from}, Options{})
+	if len(rep.Candidates) == 0 || rep.Candidates[0].Service != "orders" {
+		t.Fatalf("want orders first, pricing kept serving:\n%s", dump(rep))
+	}
+}
+
+// memStore is an in-memory Store for the tests of Analyze.
+type memStore struct{ recs []schema.Record }
+
+func (m *memStore) TraceRecords(_ context.Context, id schema.TraceID, _ int) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		for _, r := range m.recs {
+			if r.TraceID == id && !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (m *memStore) WindowRecords(_ context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		for _, r := range m.recs {
+			if !r.Time.Before(q.From) && r.Time.Before(q.To) && !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (m *memStore) Bounds(context.Context) (first, last time.Time, err error) {
+	for _, r := range m.recs {
+		if first.IsZero() || r.Time.Before(first) {
+			first = r.Time
+		}
+		if r.Time.After(last) {
+			last = r.Time
+		}
+	}
+	return first, last, nil
+}
+
+// TestBaselineWidensWhenThin: the hour before the window holds less than
+// the window, so the baseline reaches back to the older data the store
+// holds, up to MaxBaseline.
+func TestBaselineWidensWhenThin(t *testing.T) {
+	in := newIncident()
+	// The incident's baseline moved three hours back, and a thin minute
+	// right before the window.
+	var recs []schema.Record
+	for _, r := range in.base {
+		r.Time = r.Time.Add(-3 * time.Hour)
+		recs = append(recs, r)
+	}
+	recs = append(recs, in.base[len(in.base)-3:]...)
+	slices.SortStableFunc(recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+	sorted := append(recs, in.win...)
+	rep, err := Analyze(context.Background(), &memStore{recs: sorted}, Query{From: in.from, To: in.to}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Baseline == nil || !rep.Baseline.From.Equal(recs[0].Time) {
+		t.Fatalf("baseline %+v, want it to start at the oldest record %s", rep.Baseline, recs[0].Time)
+	}
+	if len(rep.Candidates) == 0 || rep.Candidates[0].Service != "inventory" || !hasSignal(rep.Candidates[0], "behaviour") {
+		t.Errorf("want inventory first, with its behaviour judged against the older baseline:\n%s", dump(rep))
+	}
 }

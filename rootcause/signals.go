@@ -87,6 +87,10 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 	if sv.suspect < float64(sv.suspectRaw)*0.75 {
 		reason += " (discounted: the same errors occur in the baseline)"
 	}
+	if len(sv.discredited) > 0 {
+		reason += fmt.Sprintf("; its refused connections name %s, which kept serving as usual",
+			joinCut(sortedKeys(sv.discredited), 3))
+	}
 	s.add("trace_origin", wTraceOrigin*share, reason)
 }
 
@@ -163,7 +167,7 @@ func scorePatternShift(in *inputs, s *scored) {
 	if w == nil || b == nil || in.base.records == 0 {
 		return
 	}
-	if hasUnits(in, s.service) && skipShiftWithUnits {
+	if hasUnits(in, s.service) {
 		// Its operations' behaviour, conditioned on each operation, says
 		// the same without the changes of traffic mix (behaviour).
 		return
@@ -194,18 +198,18 @@ func scoreLatency(in *inputs, s *scored) {
 	if w == nil || b == nil {
 		return
 	}
-	what, ws, bs := "span self time", w.selfNs, b.selfNs
+	what, ws, bs := "p95 span self time", w.selfNs, b.selfNs
 	if len(ws) < 5 || len(bs) < 5 {
 		// No spans of its own (a third-party API, a database): judge it by
 		// its callers' client spans.
-		what, ws, bs = "latency seen by its callers", w.peerNs, b.peerNs
+		what, ws, bs = "p95 latency seen by its callers", w.peerNs, b.peerNs
 	}
 	if len(ws) < 5 || len(bs) < 5 {
 		return
 	}
 	pw, pb := quantile(ws, 0.95), quantile(bs, 0.95)
 	ratio := (pw + 1e6) / (pb + 1e6) // 1 ms floor against noise of tiny spans
-	if op, r, mw, mb := slowestOperation(w, b); r > ratio && opLatency {
+	if op, r, mw, mb := slowestOperation(w, b); r > ratio {
 		// One operation slowed while the rest did not: its median says
 		// so where the service's p95 drowns it.
 		what, ratio, pw, pb = "median self time of "+quoteCut(op, 60), r, mw, mb
@@ -215,7 +219,7 @@ func scoreLatency(in *inputs, s *scored) {
 	}
 	s.anomalous = true
 	s.add("latency", wLatency*math.Min(1, math.Log2(ratio)/3),
-		fmt.Sprintf("its p95 %s went from %s to %s", what, fmtDur(pb), fmtDur(pw)))
+		fmt.Sprintf("its %s went from %s to %s", what, fmtDur(pb), fmtDur(pw)))
 }
 
 func scoreDeploy(in *inputs, s *scored) {
@@ -276,8 +280,6 @@ func fmtDur(ns float64) string {
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-var skipShiftWithUnits = true
-
 // hasUnits reports whether svc's operations were seen in both periods, so
 // that its behaviour can be compared operation by operation.
 func hasUnits(in *inputs, svc string) bool {
@@ -290,8 +292,6 @@ func hasUnits(in *inputs, svc string) bool {
 	}
 	return false
 }
-
-var opLatency = true
 
 // minOpSpans is how many spans an operation needs in each period for its
 // median self time to be compared.

@@ -25,11 +25,14 @@ type serviceVotes struct {
 	cascade    int // failing traces in which it failed after another service
 	pointedBy  map[string]int
 	via        map[string]int // services a pointer chain passed through
-	kinds      map[schema.Kind]int
-	sigs       map[schema.Signature]*sigVote
-	examples   []example
-	entries    map[string]int
-	first      time.Time
+	// discredited counts the services its refused connections named that
+	// kept serving as usual.
+	discredited map[string]int
+	kinds       map[schema.Kind]int
+	sigs        map[schema.Signature]*sigVote
+	examples    []example
+	entries     map[string]int
+	first       time.Time
 }
 
 type sigVote struct {
@@ -46,7 +49,7 @@ type example struct {
 func (tv *traceVotes) service(name string) *serviceVotes {
 	sv := tv.services[name]
 	if sv == nil {
-		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, kinds: map[schema.Kind]int{},
+		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, kinds: map[schema.Kind]int{},
 			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}}
 		tv.services[name] = sv
 	}
@@ -203,6 +206,9 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	}
 	if v.via != "" {
 		sv.via[v.via]++
+	}
+	if v.discredited != "" {
+		sv.discredited[v.discredited]++
 	}
 	tv.service(o.Service).origin++
 	if target == o.Service {
