@@ -80,7 +80,7 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 	if len(win) == 0 {
 		return nil, ErrNoData
 	}
-	baseFrom := q.From.Add(-opt.Baseline)
+	baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win)))
 	first, _, err := st.Bounds(ctx)
 	if err != nil || first.IsZero() {
 		first = baseFrom
@@ -110,16 +110,51 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 	return AnalyzeRecords(win, base, q, Window{From: baseFrom, To: q.From}, opt), nil
 }
 
+// baselineSpan is how far before the window the baseline reaches: the
+// configured duration, shortened so that at the window's record rate it
+// holds about BaselineRecords(n) records. A busy system's hour before the
+// window would otherwise cost many times the window to read.
+func baselineSpan(want time.Duration, q Query, n int) time.Duration {
+	win := q.To.Sub(q.From)
+	limit := BaselineRecords(n)
+	if n <= limit {
+		return want
+	}
+	return min(want, time.Duration(float64(win)*float64(limit)/float64(n)))
+}
+
+// BaselineRecords is about how many baseline records the analysis reads for
+// a window of n records: as many as the window, at least 200k, at most 1M.
+func BaselineRecords(n int) int { return min(max(n, 200_000), 1_000_000) }
+
+// readPeriod reads a period's records into one slice. They are gathered in
+// fixed-size chunks and copied once, since growing one slice by appending
+// would copy a million records several times over.
 func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) ([]schema.Record, error) {
-	var out []schema.Record
+	const chunk = 1 << 14
+	var chunks [][]schema.Record
+	cur := make([]schema.Record, 0, chunk)
+	n := 0
 	for r, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: opt.Limit}) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 		}
-		out = append(out, r)
+		if len(cur) == chunk {
+			chunks = append(chunks, cur)
+			cur = make([]schema.Record, 0, chunk)
+		}
+		cur = append(cur, r)
+		n++
 	}
-	return out, nil
+	if len(chunks) == 0 {
+		return cur, nil
+	}
+	out := make([]schema.Record, 0, n)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return append(out, cur...), nil
 }
 
 // AnalyzeRecords ranks the candidates of window given the records of the

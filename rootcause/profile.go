@@ -218,7 +218,10 @@ func (p *period) addSelfTimes(recs []schema.Record) {
 			sp.opSelfNs = map[string][]float64{}
 		}
 		sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
-		if peer := PeerOf(r); peer != "" && peer != r.Service && child[r.SpanID] == 0 {
+		if child[r.SpanID] != 0 {
+			continue
+		}
+		if peer := PeerOf(r); peer != "" && peer != r.Service {
 			ps := p.service(peer)
 			ps.peerNs = append(ps.peerNs, float64(r.Duration))
 			if r.IsError() {

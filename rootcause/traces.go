@@ -89,6 +89,9 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 		w.addSelfTimes(recs)
 		w.addBehaviour(recs)
 		tv.addEdges(recs)
+		if !anyError(recs) {
+			return // a trace fails only by an error record: nothing to explain
+		}
 		res := correlate.AnalyzeRecords(recs, opt.Correlate)
 		if res == nil || !res.Failed || res.Origin == nil || res.Origin.Service == "" {
 			return
@@ -262,9 +265,11 @@ func entryOf(recs []schema.Record) string {
 // addEdges records caller -> callee service pairs from the span tree.
 func (tv *traceVotes) addEdges(recs []schema.Record) {
 	svcOf := map[schema.SpanID]*schema.Record{}
+	parents := map[schema.SpanID]bool{}
 	for i := range recs {
 		if recs[i].Type == schema.TypeSpan {
 			svcOf[recs[i].SpanID] = &recs[i]
+			parents[recs[i].ParentSpanID] = true
 		}
 	}
 	for i := range recs {
@@ -272,8 +277,11 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 		if r.Type != schema.TypeSpan {
 			continue
 		}
-		if peer := PeerOf(r); peer != "" && peer != r.Service && r.Service != "" {
-			tv.edge(r.Service, peer, r.IsError())
+		// A leaf span naming a peer is a call to something uninstrumented.
+		if !parents[r.SpanID] && r.Service != "" {
+			if peer := PeerOf(r); peer != "" && peer != r.Service {
+				tv.edge(r.Service, peer, r.IsError())
+			}
 		}
 		if r.ParentSpanID == "" {
 			continue
@@ -392,3 +400,13 @@ func latencyRatio(w, b *serviceProfile) float64 {
 // minServing is how many records a service must have in each period for
 // keptServing to judge it.
 const minServing = 20
+
+// anyError reports whether any record of a trace is an error.
+func anyError(recs []schema.Record) bool {
+	for i := range recs {
+		if recs[i].IsError() {
+			return true
+		}
+	}
+	return false
+}
