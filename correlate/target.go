@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/faultline/faultline/schema"
@@ -40,12 +41,13 @@ func hintFromAttrs(r *schema.Record) string {
 // a breaker's or bulkhead's name, ... "" when none. The result is
 // lowercase.
 func hintFromText(l *lowered) string {
+	addr := ""
 	// Markers that introduce the callee's name, most specific first.
 	for _, m := range [...]string{
 		// The callee's own name before a breaker's or bulkhead's label,
 		// which is often short for it ("calling fraud-svc: CircuitBreaker
 		// 'fraud' is OPEN").
-		"no instances available for ", "calling ", "call to ", "request to ", "requesting ",
+		"no instances available for ", "calling ", "call to ", "to call ", "request to ", "requesting ",
 		"connect to ", "connecting to ", "connection to ", "invoking ",
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
@@ -64,28 +66,22 @@ func hintFromText(l *lowered) string {
 			return h
 		}
 		if tok := nameToken(rest); tok != "" {
-			return preferNamedHost(l, tok)
+			if isIPv4(tok) {
+				// An address names no service: a later marker or a
+				// URL's host may ("dial tcp 10.0.0.7:8080" after
+				// "calling payment").
+				addr = cmp.Or(addr, tok)
+				continue
+			}
+			return tok
 		}
 	}
 	if i := l.index("://"); i >= 0 {
-		return hostAfterScheme(l.s[i:min(len(l.s), i+200)])
-	}
-	return ""
-}
-
-// preferNamedHost replaces a bare IP address a marker gave ("dial tcp
-// 10.0.0.7:8080") with the host name of a URL in the same text, which
-// names the service the address belongs to.
-func preferNamedHost(l *lowered, tok string) string {
-	if !isIPv4(tok) {
-		return tok
-	}
-	if i := l.index("://"); i >= 0 {
-		if h := hostAfterScheme(l.s[i:min(len(l.s), i+200)]); h != "" && !isIPv4(h) {
+		if h := hostAfterScheme(l.s[i:min(len(l.s), i+200)]); h != "" && (!isIPv4(h) || addr == "") {
 			return h
 		}
 	}
-	return tok
+	return addr
 }
 
 // urlNear reports whether a URL starts within the first bytes of b
