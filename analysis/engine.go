@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
@@ -48,6 +49,10 @@ func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Re
 	if err != nil {
 		return nil, err
 	}
+	if q.Service != "" && !wrote(rep, q.Service) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("service %q wrote nothing in this window; check the name (services seen: %s)",
+			cut(q.Service, 60), servicesSeen(rep, 8)))
+	}
 	rbs := e.Runbooks.Attach(rep)
 	if err := runbookgen.SaveAll(ctx, e.Store, rbs); err != nil {
 		if !errors.Is(err, store.ErrReadOnly) {
@@ -80,4 +85,32 @@ func (e *Engine) Runbook(ctx context.Context, id string) (*runbookgen.Runbook, e
 		return e.Runbooks.ForKind(k)
 	}
 	return runbookgen.Load(ctx, e.Store, id)
+}
+
+// wrote reports whether svc has records in the report's window.
+func wrote(rep *rootcause.Report, svc string) bool {
+	for _, s := range rep.Services {
+		if s.Service == svc {
+			return true
+		}
+	}
+	return false
+}
+
+func servicesSeen(rep *rootcause.Report, n int) string {
+	var names []string
+	for _, s := range rep.Services {
+		names = append(names, s.Service)
+	}
+	if len(names) > n {
+		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return strings.Join(names, ", ")
+}
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

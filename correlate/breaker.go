@@ -73,16 +73,18 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 				"cannot read the earlier traces that tripped the breaker on %s: %v", lead.dep, tr.err))
 			return
 		}
+		if tr.suspect != "" {
+			res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s (e.g. trace %s)",
+				lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, tr.example)
+			res.Suspect.Service = tr.suspect
+		}
+		if a := tr.alias; a != "" && a != res.Suspect.Service && sameService(a, res.Suspect.Service) {
+			res.Suspect.Reason += fmt.Sprintf("; calls to %s name it %s", res.Suspect.Service, a)
+			res.Suspect.Service = a
+		}
 		if tr.suspect == "" {
-			if tr.alias != "" && tr.alias != lead.dep && res.Suspect.Service == lead.dep {
-				res.Suspect.Service = tr.alias
-				res.Suspect.Reason += fmt.Sprintf("; calls to it name it %s", tr.alias)
-			}
 			return
 		}
-		res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s (e.g. trace %s)",
-			lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, tr.example)
-		res.Suspect.Service = tr.suspect
 		res.lead = tr.next
 	}
 	res.lead = nil
@@ -187,8 +189,13 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
 	hits, alias, err := causeHits(ctx, st, q, lead.dep, seen)
-	if len(hits) == 0 && err == nil {
-		q.Service, q.From, q.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
+	// Then every service's failures, the last seconds first: a
+	// dependency that logs nothing shows only in its callers' calls.
+	for _, back := range [...]time.Duration{breakerLookback / 4, breakerLookback} {
+		if len(hits) > 0 || err != nil {
+			break
+		}
+		q.Service, q.From, q.Limit = "", lead.at.Add(-back), breakerScanAll
 		hits, alias, err = causeHits(ctx, st, q, lead.dep, seen)
 	}
 	if err != nil {
@@ -242,8 +249,8 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(externalName(hint), dep)) {
 			continue
 		}
-		if !sameService(svc, dep) && hintFromAttrs(&r) != "" && len(externalName(hint)) > len(alias) {
-			alias = externalName(hint) // how callers' instrumentation names it
+		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
+			alias = n // how callers name it: the peer.service, the URL's host
 		}
 		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc})
 	}

@@ -135,7 +135,8 @@
 // suspect is the silent dependency of a fast failure (or the failing
 // service itself, when its breaker names nothing), it reads the failures
 // of that dependency in the two minutes before (or, when it has none under
-// that name, the failures of calls to it in the last thirty seconds),
+// that name, the failures of calls to it in the last thirty seconds, else
+// two minutes),
 // leaving out fast failures, bare statuses and warnings about the
 // service's own work (a slow query), and analyses the latest
 // traces they belong to, starting each walk at the dependency's first

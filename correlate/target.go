@@ -73,7 +73,7 @@ func hintFromText(l *lowered) string {
 				addr = cmp.Or(addr, tok)
 				continue
 			}
-			return tok
+			return fullName(l, tok)
 		}
 	}
 	if i := l.index("://"); i >= 0 {
@@ -82,6 +82,19 @@ func hintFromText(l *lowered) string {
 		}
 	}
 	return addr
+}
+
+// fullName prefers the host of a URL in the text to a label that is
+// short for it: a breaker or a retry named "identityProvider" guarding
+// calls to https://api.identity-provider.example.com.
+func fullName(l *lowered, tok string) string {
+	if i := l.index("://"); i >= 0 {
+		h := hostAfterScheme(l.s[i:min(len(l.s), i+200)])
+		if h != "" && h != tok && !isIPv4(h) && sameService(externalName(h), tok) {
+			return h
+		}
+	}
+	return tok
 }
 
 // urlNear reports whether a URL starts within the first bytes of b

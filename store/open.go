@@ -119,18 +119,6 @@ func filePath(raw string) (string, error) {
 }
 
 // redact removes a password from a URL before it is shown.
-func redact(raw string) string {
-	s := raw
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			s = u.String()
-		}
-	}
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
-}
+func redact(raw string) string { return clickhouse.RedactURL(raw) }
 
 var _ Store = (*sqlite.DB)(nil)

@@ -61,10 +61,6 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "incident", err)
 	}
-	if f.service != "" && !seen(rep, f.service) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("service %q wrote nothing in this window; check the name (services seen: %s)",
-			truncate(f.service, 60), servicesSeen(rep, 8)))
-	}
 	if f.json {
 		err = writeJSON(e.Stdout, rep)
 	} else {
@@ -79,8 +75,12 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 // writeIncident prints the ranked candidates for a terminal.
 func writeIncident(w io.Writer, rep *rootcause.Report) error {
 	var b strings.Builder
+	to := rep.Window.To.UTC().Format("15:04:05")
+	if rep.Window.To.UTC().YearDay() != rep.Window.From.UTC().YearDay() || rep.Window.To.Sub(rep.Window.From) >= 24*time.Hour {
+		to = rep.Window.To.UTC().Format("2006-01-02 15:04:05")
+	}
 	fmt.Fprintf(&b, "Incident %s → %s UTC: %d traces, %d failing",
-		rep.Window.From.UTC().Format("2006-01-02 15:04:05"), rep.Window.To.UTC().Format("15:04:05"), rep.Traces, rep.FailedTraces)
+		rep.Window.From.UTC().Format("2006-01-02 15:04:05"), to, rep.Traces, rep.FailedTraces)
 	if rep.Baseline != nil {
 		fmt.Fprintf(&b, "; baseline from %s", rep.Baseline.From.UTC().Format("15:04:05"))
 	}
@@ -124,24 +124,4 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
-}
-
-func seen(rep *rootcause.Report, svc string) bool {
-	for _, s := range rep.Services {
-		if s.Service == svc {
-			return true
-		}
-	}
-	return false
-}
-
-func servicesSeen(rep *rootcause.Report, n int) string {
-	var names []string
-	for _, s := range rep.Services {
-		names = append(names, s.Service)
-	}
-	if len(names) > n {
-		return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
-	}
-	return strings.Join(names, ", ")
 }

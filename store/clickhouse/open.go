@@ -191,11 +191,29 @@ func parseURL(rawURL string) (*clickhouse.Options, string, urlParams, error) {
 }
 
 // redactURL hides a password and bounds the length, for messages.
-func redactURL(raw string) string {
+func redactURL(raw string) string { return RedactURL(raw) }
+
+// RedactURL masks the password of a store URL, in its user part or in a
+// password query parameter, and cuts it to 120 bytes, for messages.
+func RedactURL(raw string) string {
 	s := raw
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u, err := url.Parse(raw); err == nil {
+		changed := false
+		if u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				u.User = url.UserPassword(u.User.Username(), "xxxxx")
+				changed = true
+			}
+		}
+		q := u.Query()
+		for k := range q {
+			if lk := strings.ToLower(k); lk == "password" || lk == "pass" || lk == "secret" {
+				q.Set(k, "xxxxx")
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
 			s = u.String()
 		}
 	}
