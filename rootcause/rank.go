@@ -177,16 +177,22 @@ func candidate(in *inputs, s *scored) Candidate {
 // failing traces say, else its newest error template, else what the
 // signals say (latency, log anomaly).
 func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Signature, string) {
-	kind := s.kind
-	if kind == "" && sv != nil && len(sv.kinds) > 0 {
-		kind = topKeys(sv.kinds, 1)[0]
-	}
 	var sig schema.Signature
 	var tmpl string
+	var best *templateStat
 	if w := in.win.services[s.service]; w != nil {
-		best := bestTemplate(w, in.base.services[s.service])
-		if best != nil {
+		if best = bestTemplate(w, in.base.services[s.service]); best != nil {
 			sig, tmpl = best.signature, best.template
+		}
+	}
+	kind := s.kind // a signal that names the kind (deploy) wins
+	if kind == "" && best != nil && best.own() && telling(best.kind) {
+		kind = best.kind // what the service says of its own failure
+	}
+	if kind == "" && sv != nil && len(sv.kinds) > 0 {
+		kind = topKeys(sv.kinds, 1)[0]
+		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
+			kind = pointedKind(kind)
 		}
 	}
 	if kind == "" {
@@ -195,7 +201,7 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 			switch g.Name {
 			case "latency":
 				kind = schema.KindLatency
-			case "pattern_shift":
+			case "pattern_shift", "behaviour":
 				if kind == schema.KindUnknown {
 					kind = schema.KindLogAnomaly
 				}
@@ -203,6 +209,22 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 		}
 	}
 	return kind, sig, tmpl
+}
+
+// telling reports whether a kind says more than "something failed".
+func telling(k schema.Kind) bool {
+	return k != "" && k != schema.KindUnknown && k != schema.KindTransient && !k.PointsElsewhere()
+}
+
+// pointedKind is what callers' symptoms say about the service they point
+// at: their timeouts, open breakers, full bulkheads and exhausted retries
+// all say it is slow or failing (a degraded dependency); refused
+// connections say it is down.
+func pointedKind(k schema.Kind) schema.Kind {
+	if k == schema.KindConnectionRefused {
+		return k
+	}
+	return schema.KindDependencyTimeout
 }
 
 // bestTemplate is the service's most telling error template in the window:

@@ -145,8 +145,8 @@ func scoreNewErrors(in *inputs, s *scored) {
 
 func scoreErrorRate(in *inputs, s *scored) {
 	w := in.win.services[s.service]
-	if w == nil || w.ownErrors == 0 {
-		return
+	if w == nil || w.ownErrors == 0 || in.base.records == 0 {
+		return // without a baseline a rate says nothing of a change
 	}
 	rw := float64(w.ownErrors) / in.win.minutes()
 	rb := 0.0
