@@ -58,21 +58,26 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	return code
 }
 
+// loadAll loads every file in turn. A file that cannot be read is
+// reported and skipped (exit 2 at the end); a store failure stops at once
+// (exit 1), since the files after it would fail too.
 func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt ingest.LoadOptions, quiet bool) int {
+	code := exitOK
 	for _, name := range names {
 		stats, format, err := loadOne(ctx, e, l, name, opt)
 		if err != nil {
-			code := exitUsage
 			if errors.Is(err, ingest.ErrSink) || ctx.Err() != nil {
-				code = exitFail
+				return fail(e.Stderr, exitFail, "%v.", err)
 			}
-			return fail(e.Stderr, code, "%v.", err)
+			fail(e.Stderr, exitUsage, "%v; skipped.", err)
+			code = exitUsage
+			continue
 		}
 		if !quiet {
 			fmt.Fprintln(e.Stdout, summary(name, format, stats))
 		}
 	}
-	return exitOK
+	return code
 }
 
 func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string, opt ingest.LoadOptions) (ingest.Stats, ingest.Format, error) {
