@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 
 	"github.com/faultline/faultline/rootcause"
@@ -84,6 +83,9 @@ func newGraphView(rep *rootcause.Report, roles map[string]string, max int) graph
 		v.Edges = append(v.Edges, ge)
 	}
 	sort.SliceStable(v.Edges, func(i, j int) bool { return !v.Edges[i].Fail && v.Edges[j].Fail })
+	for i := range v.Nodes {
+		v.Nodes[i].Href = serviceHref(rep.Window, v.Nodes[i].Name)
+	}
 	return v
 }
 
@@ -297,7 +299,7 @@ func newGNode(name, role string, x, y int, onPath bool) gNode {
 	}
 	n := gNode{Name: name, Role: role, RoleLabel: roleLabel(role), X: x, Y: y, OnPath: onPath,
 		LabelX: x + gNodeW/2, NameY: y + 19, RoleY: y + 35,
-		Href: "/incident?" + url.Values{"service": {name}}.Encode()}
+	}
 	if role == "origin" {
 		n.Points = octagon(x, y, gNodeW, gNodeH)
 	}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -87,7 +86,7 @@ func roleRank(r string) int {
 
 func newTLRow(s rootcause.ServiceSummary, role string, w rootcause.Window) tlRow {
 	r := tlRow{Service: s.Service, Role: role, RoleLabel: roleLabel(role), Errors: s.Errors, Records: s.Records,
-		FilterHref: "/incident?" + url.Values{"service": {s.Service}}.Encode()}
+		FilterHref: serviceHref(w, s.Service)}
 	r.Buckets = max(len(s.Buckets), 1)
 	r.Bars = barsPath(s.Buckets)
 	for _, n := range s.Buckets {

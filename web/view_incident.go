@@ -251,3 +251,13 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// serviceHref links to the same window narrowed to one service.
+func serviceHref(w rootcause.Window, service string) string {
+	q := url.Values{"service": {service}}
+	if !w.From.IsZero() {
+		q.Set("from", w.From.UTC().Format(time.RFC3339))
+		q.Set("to", w.To.UTC().Format(time.RFC3339))
+	}
+	return "/incident?" + q.Encode()
+}
