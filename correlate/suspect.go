@@ -63,6 +63,11 @@ func walkStart(t *Trace, why *[]string) int32 {
 				return isWeak(t.ents[i].class) || !telling(t, i) && contained(t, i)
 			})
 		}
+		if contained(t, cur) {
+			// Else the first error whose own request failed (a message
+			// its consumer could not process).
+			cur = firstNot(t, cur, contained)
+		}
 	}
 	if t.opts.suspectFrom != "" {
 		e := firstCause(t, t.opts.suspectFrom)

@@ -104,7 +104,7 @@ func scorePointedAt(in *inputs, s *scored) {
 	for _, c := range callers {
 		n += sv.pointedBy[c]
 	}
-	reason := fmt.Sprintf("its callers' errors point at it (%s: %d traces)", joinCut(callers, 4), n)
+	reason := fmt.Sprintf("its callers' errors point at it (%s: %s)", joinCut(callers, 4), plural(n, "trace"))
 	if len(sv.via) > 0 {
 		reason += fmt.Sprintf(", through %s, whose own failures point here", joinCut(sortedKeys(sv.via), 3))
 	}
@@ -311,4 +311,12 @@ func slowestOperation(w, b *serviceProfile) (op string, ratio, mw, mb float64) {
 		}
 	}
 	return op, ratio, mw, mb
+}
+
+// plural is "1 trace", "2 traces".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

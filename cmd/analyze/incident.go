@@ -94,7 +94,11 @@ func writeIncident(w io.Writer, rep *rootcause.Report) error {
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(&b, "\n#%d  %s  %s  score %.2f", c.Rank, c.Service, c.Kind, c.Score)
 		if c.Traces > 0 {
-			fmt.Fprintf(&b, "  %d failing traces", c.Traces)
+			if c.Traces == 1 {
+				b.WriteString("  1 failing trace")
+			} else {
+				fmt.Fprintf(&b, "  %d failing traces", c.Traces)
+			}
 		}
 		if !c.FirstSeen.IsZero() {
 			fmt.Fprintf(&b, "  first seen %s", c.FirstSeen.UTC().Format("15:04:05.000"))

@@ -101,7 +101,7 @@ func summary(name string, format ingest.Format, st ingest.Stats) string {
 	if format == "" {
 		format = "unknown format"
 	}
-	s := fmt.Sprintf("%s: %s, %d records accepted, %d rejected%s", name, format, st.Accepted, st.Rejected, reasons(st))
+	s := fmt.Sprintf("%s: %s, %d %s accepted, %d rejected%s", name, format, st.Accepted, noun(st.Accepted, "record", "records"), st.Rejected, reasons(st))
 	if st.Truncated > 0 {
 		s += fmt.Sprintf("; %d with attributes cut to the limits", st.Truncated)
 	}
@@ -120,4 +120,11 @@ func reasons(st ingest.Stats) string {
 		s += fmt.Sprintf("%s: %d", r, st.Rejects[r])
 	}
 	return s + ")"
+}
+
+func noun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

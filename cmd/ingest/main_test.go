@@ -70,8 +70,8 @@ func TestExitCodes(t *testing.T) {
 		{"missing file", []string{"load", "--store", db, filepath.Join(dir, "missing.log")}, "", exitUsage, ""},
 		{"bad patterns", []string{"load", "--store", db, "--patterns", badPatterns, good}, "", exitUsage, ""},
 		{"store unreachable", []string{"load", "--store", filepath.Join(dir, "no", "such", "dir", "s.db"), good}, "", exitFail, ""},
-		{"load file", []string{"load", "--store", db, good}, "", exitOK, "jsonl, 1 records accepted, 1 rejected (bad_json: 1)"},
-		{"load stdin", []string{"load", "--store", db, "-"}, logLine + "\n", exitOK, "-: jsonl, 1 records accepted"},
+		{"load file", []string{"load", "--store", db, good}, "", exitOK, "jsonl, 1 record accepted, 1 rejected (bad_json: 1)"},
+		{"load stdin", []string{"load", "--store", db, "-"}, logLine + "\n", exitOK, "-: jsonl, 1 record accepted"},
 		{"bad retention", []string{"serve", "--store", db, "--retention", "soon"}, "", exitUsage, ""},
 		{"serve args", []string{"serve", "extra"}, "", exitUsage, ""},
 	}
@@ -240,7 +240,7 @@ func TestLoadInputs(t *testing.T) {
 		t.Errorf("binary: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr := runBinary(t, "", "load", "--store", db, filepath.Join(dir, "empty.log"), filepath.Join(dir, "bom.jsonl"))
-	if code != exitOK || !strings.Contains(stdout, "empty.log: empty file") || !strings.Contains(stdout, "bom.jsonl: jsonl, 1 records accepted") {
+	if code != exitOK || !strings.Contains(stdout, "empty.log: empty file") || !strings.Contains(stdout, "bom.jsonl: jsonl, 1 record accepted") {
 		t.Errorf("empty and BOM: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
