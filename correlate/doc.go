@@ -110,7 +110,7 @@
 // breaker open, its retries of another callee), which the walk follows. A
 // silent callee of a symptom becomes the suspect with the symptom's kind:
 // an open breaker with no downstream error in the trace points at the
-// dependency it protects. A symptom that names no callee falls back on
+// dependency it protects, and a 429 at the service that throttles. A symptom that names no callee falls back on
 // another service, not one of its callers, that signalled a failure before
 // it. The suspect's reason spells out each hop.
 //
@@ -119,7 +119,9 @@
 // flush to a local agent failing, a handled error), or an error of a kind
 // that does not propagate (unknown, deterministic, auth, not found) that
 // nothing in the trace failed because of. It then starts at the first
-// error that is not. A trace with no error but failure signals (a caller
+// error that is not; when every error is incidental (the request succeeded
+// after a retry), at the first of a kind that propagates, else at the
+// first whose own request failed (a message its consumer rejected). A trace with no error but failure signals (a caller
 // retrying 429s) stays unfailed and still gets the suspect its first
 // signal points at.
 //
