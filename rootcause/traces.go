@@ -151,6 +151,12 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 func pointerChains(votes []vote) map[string]string {
 	out := map[string]map[string]int{} // origin service -> targets of its errors
 	for _, v := range votes {
+		if v.target == v.origin.Service && v.kind.PointsElsewhere() {
+			// A symptom (an open breaker, a timeout) whose dependency the
+			// trace did not name says nothing about where this service's
+			// failures lead; its resolved failures do.
+			continue
+		}
 		m := out[v.origin.Service]
 		if m == nil {
 			m = map[string]int{}
