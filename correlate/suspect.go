@@ -155,7 +155,7 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		if t.at(i).After(at) {
 			break
 		}
-		if e.failure == failSignal && e.svc != own && !callerOf(t, i, cur) {
+		if e.failure == failSignal && e.svc != own && !callerOf(t, i, cur) && !complainsAbout(t, i, own) {
 			name := t.svcs[own].name
 			other := t.svcs[e.svc].name
 			*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s signalled %s before it: %s",
@@ -164,6 +164,14 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		}
 	}
 	return nil
+}
+
+// complainsAbout reports whether signal i points at service svc: a caller
+// retrying or timing out on svc says svc is in trouble, not itself, even
+// where no span tree shows that it is a caller.
+func complainsAbout(t *Trace, i, svc int32) bool {
+	tgt, _ := pointer(t, i)
+	return tgt != "" && tgt == t.svcs[svc].name
 }
 
 // firstCause is the first telling error of service name (not a fast
