@@ -110,7 +110,7 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
 	}
-	chains := pointerChains(votes)
+	chains := pointerChains(votes, tv.callees)
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
@@ -148,9 +148,18 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 // points at (say, the dependency behind an open breaker) mostly fails, in
 // its own traces, by pointing at yet another service, the vote moves on to
 // that one. It returns, for each target, where its chain ends.
-func pointerChains(votes []vote) map[string]string {
+func pointerChains(votes []vote, callees func(string) []string) map[string]string {
 	out := map[string]map[string]int{} // origin service -> targets of its errors
+	involved := map[string]int{}       // votes a service is the origin or the target of
+	blind := map[string]bool{}         // services with open breakers that named nothing
 	for _, v := range votes {
+		involved[v.origin.Service]++
+		if v.target != v.origin.Service {
+			involved[v.target]++
+		}
+		if v.target == v.origin.Service && (v.kind == schema.KindCircuitOpen || v.kind == schema.KindBulkheadFull) {
+			blind[v.target] = true
+		}
 		if v.target == v.origin.Service && v.kind.PointsElsewhere() {
 			// A symptom (an open breaker, a timeout) whose dependency the
 			// trace did not name says nothing about where this service's
@@ -179,10 +188,20 @@ func pointerChains(votes []vote) map[string]string {
 		if best != "" && m[best]*2 >= total {
 			return best
 		}
+		if total == 0 && blind[t] {
+			// Its breaker opened on failures it no longer shows: the
+			// callee most involved in the window's failing traces.
+			for _, c := range callees(t) {
+				if involved[c] > 0 && (best == "" || involved[c] > involved[best]) {
+					best = c
+				}
+			}
+			return best
+		}
 		return ""
 	}
 	ends := map[string]string{}
-	for t := range out {
+	for t := range involved {
 		seen := map[string]bool{t: true}
 		cur := t
 		for range 6 {
