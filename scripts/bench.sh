@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 work="${BENCH_DIR:-$(mktemp -d /tmp/faultline-bench.XXXXXX)}"
 mkdir -p "$work"
 echo "== Go benchmarks"
-go test -run '^$' -bench . -benchtime 3x ./ingest ./patterns ./correlate ./web ./sim ./store/sqlite
+# micro-benchmarks need many iterations; the whole-store ones a few
+go test -run '^$' -bench . ./patterns ./correlate/
+go test -run '^$' -bench . -benchtime 3x ./ingest ./web ./sim ./store/sqlite
 
 echo "== whole pipeline on a simulated incident (work dir $work)"
 go build -o "$work/analyze" ./cmd/analyze
