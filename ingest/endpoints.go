@@ -129,14 +129,7 @@ func (s *Server) replyOTLPLogs(w http.ResponseWriter, r *http.Request, status in
 		resp.PartialSuccess().SetRejectedLogRecords(int64(st.Rejected))
 		resp.PartialSuccess().SetErrorMessage(rejectSummary(st))
 	}
-	j, _ := isJSON(r)
-	var out []byte
-	if j {
-		out, err = resp.MarshalJSON()
-	} else {
-		out, err = resp.MarshalProto()
-	}
-	writeOTLP(w, j, out, err)
+	replyOTLP(w, r, resp)
 }
 
 func (s *Server) replyOTLPTraces(w http.ResponseWriter, r *http.Request, status int, st Stats, err error) {
@@ -149,8 +142,20 @@ func (s *Server) replyOTLPTraces(w http.ResponseWriter, r *http.Request, status 
 		resp.PartialSuccess().SetRejectedSpans(int64(st.Rejected))
 		resp.PartialSuccess().SetErrorMessage(rejectSummary(st))
 	}
+	replyOTLP(w, r, resp)
+}
+
+// otlpResponse is an OTLP ExportResponse of either signal.
+type otlpResponse interface {
+	MarshalJSON() ([]byte, error)
+	MarshalProto() ([]byte, error)
+}
+
+// replyOTLP answers in the request's encoding.
+func replyOTLP(w http.ResponseWriter, r *http.Request, resp otlpResponse) {
 	j, _ := isJSON(r)
 	var out []byte
+	var err error
 	if j {
 		out, err = resp.MarshalJSON()
 	} else {
