@@ -185,7 +185,9 @@ func pointerChains(votes []vote, callees func(string) []string) map[string]strin
 				best = u
 			}
 		}
-		if best != "" && m[best]*2 >= total {
+		// A chain moves a service's votes only on more than one of its own
+		// failures: one stray trace does not redirect hundreds.
+		if best != "" && m[best]*2 >= total && m[best] >= 2 {
 			return best
 		}
 		if total == 0 && blind[t] {
