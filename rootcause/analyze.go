@@ -162,16 +162,23 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) 
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
 	opt = opt.withDefaults()
+	// The baseline's profile is built on another core while the window's
+	// traces are explained; the two share nothing until the votes are
+	// weighed against the baseline.
+	b := newPeriod(baseWin.From, baseWin.To)
+	baseDone := make(chan struct{})
+	go func() {
+		defer close(baseDone)
+		for i := range baseline {
+			b.add(&baseline[i], 0)
+		}
+		eachTrace(baseline, func(recs []schema.Record) { b.addSelfTimes(recs); b.addBehaviour(recs) })
+	}()
 	w := newPeriod(q.From, q.To)
 	for i := range window {
 		w.add(&window[i], opt.Buckets)
 	}
-	b := newPeriod(baseWin.From, baseWin.To)
-	for i := range baseline {
-		b.add(&baseline[i], 0)
-	}
-	eachTrace(baseline, func(recs []schema.Record) { b.addSelfTimes(recs); b.addBehaviour(recs) })
-	tr := analyzeTraces(window, w, b, opt)
+	tr := analyzeTraces(window, w, b, baseDone, opt)
 	rep := &Report{
 		Window:       Window{From: q.From, To: q.To},
 		Traces:       tr.traces,

@@ -81,7 +81,9 @@ func eachTrace(recs []schema.Record, f func([]schema.Record)) {
 }
 
 // analyzeTraces explains every trace of the window and tallies the votes.
-func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVotes {
+// b is complete once baseDone is closed; only the weighing of the votes
+// reads it.
+func analyzeTraces(window []schema.Record, w, b *period, baseDone <-chan struct{}, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	var votes []vote
 	eachTrace(window, func(recs []schema.Record) {
@@ -97,8 +99,12 @@ func analyzeTraces(window []schema.Record, w, b *period, opt Options) *traceVote
 			return
 		}
 		tv.failed++
-		votes = append(votes, newVote(res, entryOf(recs), novelty(w, b, res.Origin.Service, res.Origin.Signature)))
+		votes = append(votes, newVote(res, entryOf(recs), 0))
 	})
+	<-baseDone
+	for i := range votes {
+		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
+	}
 	// A refused connection says the callee could not be reached; a callee
 	// that kept serving as usual contradicts it, and the failure is on the
 	// caller's side of the call. (Timeouts and open breakers speak of the
