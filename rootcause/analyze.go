@@ -80,34 +80,39 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 	if len(win) == 0 {
 		return nil, ErrNoData
 	}
-	baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win)))
-	first, _, err := st.Bounds(ctx)
-	if err != nil || first.IsZero() {
-		first = baseFrom
-	}
-	if first.After(baseFrom) {
-		baseFrom = first
-	}
-	var base []schema.Record
-	if baseFrom.Before(q.From) {
-		if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
-			return nil, err
+	// The baseline is read and profiled on another core while the
+	// window's traces are explained.
+	loadBase := func() ([]schema.Record, Window, error) {
+		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win)))
+		first, _, err := st.Bounds(ctx)
+		if err != nil || first.IsZero() {
+			first = baseFrom
 		}
-	}
-	// A baseline thinner than the window cannot tell the window's noise
-	// from a change: widen it to what the store holds before, up to
-	// MaxBaseline.
-	wider := q.From.Add(-MaxBaseline)
-	if first.After(wider) {
-		wider = first
-	}
-	if len(base) < len(win) && wider.Before(baseFrom) {
-		baseFrom = wider
-		if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
-			return nil, err
+		if first.After(baseFrom) {
+			baseFrom = first
 		}
+		var base []schema.Record
+		if baseFrom.Before(q.From) {
+			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
+				return nil, Window{}, err
+			}
+		}
+		// A baseline thinner than the window cannot tell the window's noise
+		// from a change: widen it to what the store holds before, up to
+		// MaxBaseline.
+		wider := q.From.Add(-MaxBaseline)
+		if first.After(wider) {
+			wider = first
+		}
+		if len(base) < len(win) && wider.Before(baseFrom) {
+			baseFrom = wider
+			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
+				return nil, Window{}, err
+			}
+		}
+		return base, Window{From: baseFrom, To: q.From}, nil
 	}
-	return AnalyzeRecords(win, base, q, Window{From: baseFrom, To: q.From}, opt), nil
+	return analyze(win, loadBase, q, opt)
 }
 
 // baselineSpan is how far before the window the baseline reaches: the
@@ -161,30 +166,63 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) 
 // window and of the baseline period before it (either may be empty). It is
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
-	opt = opt.withDefaults()
-	// The baseline's profile is built on another core while the window's
-	// traces are explained; the two share nothing until the votes are
-	// weighed against the baseline.
-	b := newPeriod(baseWin.From, baseWin.To)
-	baseDone := make(chan struct{})
+	rep, _ := analyze(window, func() ([]schema.Record, Window, error) { return baseline, baseWin, nil }, q, opt)
+	return rep
+}
+
+// basePeriod is the baseline's profile, built by another goroutine.
+type basePeriod struct {
+	done chan struct{}
+	p    *period
+	n    int
+	win  Window
+	err  error
+}
+
+// get waits for the profile.
+func (bp *basePeriod) get() *period { <-bp.done; return bp.p }
+
+func startBase(load func() ([]schema.Record, Window, error)) *basePeriod {
+	bp := &basePeriod{done: make(chan struct{})}
 	go func() {
-		defer close(baseDone)
-		for i := range baseline {
-			b.add(&baseline[i], 0)
+		defer close(bp.done)
+		base, win, err := load()
+		p := newPeriod(win.From, win.To)
+		if err != nil {
+			bp.p, bp.err = p, err
+			return
 		}
-		eachTrace(baseline, func(recs []schema.Record) { b.addSelfTimes(recs); b.addBehaviour(recs) })
+		for i := range base {
+			p.add(&base[i], 0)
+		}
+		eachTrace(base, func(recs []schema.Record) { p.addSelfTimes(recs); p.addBehaviour(recs) })
+		bp.p, bp.n, bp.win = p, len(base), win
 	}()
+	return bp
+}
+
+// analyze ranks the candidates of window against the baseline that
+// loadBase gives; the baseline is loaded and profiled concurrently with
+// the explanation of the window's traces.
+func analyze(window []schema.Record, loadBase func() ([]schema.Record, Window, error), q Query, opt Options) (*Report, error) {
+	opt = opt.withDefaults()
+	bp := startBase(loadBase)
 	w := newPeriod(q.From, q.To)
 	for i := range window {
 		w.add(&window[i], opt.Buckets)
 	}
-	tr := analyzeTraces(window, w, b, baseDone, opt)
+	tr := analyzeTraces(window, w, bp, opt)
+	b := bp.get()
+	if bp.err != nil {
+		return nil, bp.err
+	}
+	baseWin := bp.win
 	rep := &Report{
 		Window:       Window{From: q.From, To: q.To},
 		Traces:       tr.traces,
 		FailedTraces: tr.failed,
 	}
-	if len(baseline) > 0 {
+	if bp.n > 0 {
 		rep.Baseline = &baseWin
 	} else {
 		rep.Warnings = append(rep.Warnings, "no baseline before the window: novelty and latency changes cannot be judged")
@@ -201,5 +239,5 @@ func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, o
 	rep.Candidates = cands
 	rep.Services = summarize(w, cands, tr, opt.Buckets)
 	rep.Edges = tr.edgeList()
-	return rep
+	return rep, nil
 }

@@ -95,8 +95,8 @@
 // The window and the baseline are read whole into memory (the baseline is
 // bounded to about as many records as the window, see BaselineRecords),
 // grouped by trace, and only traces with an error record go through the
-// per-trace analysis; the baseline is profiled on another core meanwhile.
-// On a 845k-record window this takes about 3.9 s and 2 GB. What would bring
+// per-trace analysis; the baseline is read and profiled on another core meanwhile.
+// On a 845k-record window this takes about 3.5 s and 2 GB. What would bring
 // it under 3 s: splitting the window's per-trace work across cores (it is
 // independent per trace, but the profiles it feeds are shared and would
 // need merging), decoding attributes lazily (most records need two or

@@ -81,9 +81,9 @@ func eachTrace(recs []schema.Record, f func([]schema.Record)) {
 }
 
 // analyzeTraces explains every trace of the window and tallies the votes.
-// b is complete once baseDone is closed; only the weighing of the votes
-// reads it.
-func analyzeTraces(window []schema.Record, w, b *period, baseDone <-chan struct{}, opt Options) *traceVotes {
+// The baseline's profile is only needed, and waited for, once the votes
+// are weighed.
+func analyzeTraces(window []schema.Record, w *period, bp *basePeriod, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	var votes []vote
 	eachTrace(window, func(recs []schema.Record) {
@@ -101,7 +101,7 @@ func analyzeTraces(window []schema.Record, w, b *period, baseDone <-chan struct{
 		tv.failed++
 		votes = append(votes, newVote(res, entryOf(recs), 0))
 	})
-	<-baseDone
+	b := bp.get()
 	for i := range votes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 	}
