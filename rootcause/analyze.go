@@ -195,7 +195,7 @@ func startBase(load func() ([]schema.Record, Window, error)) *basePeriod {
 		for i := range base {
 			p.add(&base[i], 0)
 		}
-		eachTrace(base, func(recs []schema.Record) { p.addSelfTimes(recs); p.addBehaviour(recs) })
+		eachTrace(base, func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
 		bp.p, bp.n, bp.win = p, len(base), win
 	}()
 	return bp

@@ -194,8 +194,9 @@ func templateOf(r *schema.Record) string {
 }
 
 // addSelfTimes computes each span's self time in one trace's records and
-// adds it to its service.
-func (p *period) addSelfTimes(recs []schema.Record) {
+// adds it to its service. A leaf span that names the peer it called
+// (something uninstrumented) is also reported to onPeer, when not nil.
+func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string, failed bool)) {
 	var child map[schema.SpanID]time.Duration
 	for i := range recs {
 		r := &recs[i]
@@ -222,6 +223,9 @@ func (p *period) addSelfTimes(recs []schema.Record) {
 			continue
 		}
 		if peer := PeerOf(r); peer != "" && peer != r.Service {
+			if onPeer != nil {
+				onPeer(r.Service, peer, r.IsError())
+			}
 			ps := p.service(peer)
 			ps.peerNs = append(ps.peerNs, float64(r.Duration))
 			if r.IsError() {

@@ -88,7 +88,7 @@ func analyzeTraces(window []schema.Record, w *period, bp *basePeriod, opt Option
 	var votes []vote
 	eachTrace(window, func(recs []schema.Record) {
 		tv.traces++
-		w.addSelfTimes(recs)
+		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)
 		tv.addEdges(recs)
 		if !anyError(recs) {
@@ -298,23 +298,16 @@ func entryOf(recs []schema.Record) string {
 // addEdges records caller -> callee service pairs from the span tree.
 func (tv *traceVotes) addEdges(recs []schema.Record) {
 	svcOf := map[schema.SpanID]*schema.Record{}
-	parents := map[schema.SpanID]bool{}
 	for i := range recs {
 		if recs[i].Type == schema.TypeSpan {
 			svcOf[recs[i].SpanID] = &recs[i]
-			parents[recs[i].ParentSpanID] = true
 		}
 	}
+	// Calls to uninstrumented peers come from addSelfTimes (onPeer).
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan {
 			continue
-		}
-		// A leaf span naming a peer is a call to something uninstrumented.
-		if !parents[r.SpanID] && r.Service != "" {
-			if peer := PeerOf(r); peer != "" && peer != r.Service {
-				tv.edge(r.Service, peer, r.IsError())
-			}
 		}
 		if r.ParentSpanID == "" {
 			continue
