@@ -2,7 +2,7 @@ package evaluate
 
 import (
 	"context"
-	"os"
+	"github.com/faultline/faultline/internal/testenv"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,8 +26,7 @@ func TestNezhaAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 28 real incidents; skipped with -short")
 	}
-	root := datasets(t)
-	s := runAll(t, []string{filepath.Join(root, "nezha-tt")})
+	s := runAll(t, []string{testenv.Datasets(t, "nezha-tt")})
 	t.Logf("nezha-tt: %d cases AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
 	for g, f := range s.PerFault {
 		t.Logf("  %-16s %2d cases AC@1 %.2f AC@3 %.2f", g, f.Cases, f.AC1, f.AC3)
@@ -90,24 +89,4 @@ func runAll(t *testing.T, paths []string) *Summary {
 		rs = append(rs, *r)
 	}
 	return Summarize(rs)
-}
-
-// datasets finds shared/datasets beside the repository, walking up from
-// here; it fails in CI (where shared/ is always laid beside the clone) and
-// skips elsewhere when absent.
-func datasets(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for range 6 {
-		p := filepath.Join(dir, "shared", "datasets")
-		if _, err := os.Stat(filepath.Join(p, "nezha-tt")); err == nil {
-			return p
-		}
-		dir = filepath.Dir(dir)
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("shared/datasets not found beside the repository")
-	}
-	t.Skip("shared/datasets not found beside the repository; the accuracy test needs it")
-	return ""
 }

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -111,6 +112,7 @@ func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResu
 
 // checkOrigins runs the per-trace analysis on the truth's failing traces
 // and counts those whose suspect (or, lacking one, origin) is the truth.
+// A store failure is an error, not a miss.
 func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult) error {
 	for id, ft := range c.Truth.FailedTraces {
 		tid, err := schema.ParseTraceID(id)
@@ -119,8 +121,11 @@ func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult)
 		}
 		r, err := correlate.Analyze(ctx, st, tid, correlate.Options{SkipTimeline: true})
 		res.OriginsChecked++
+		if errors.Is(err, schema.ErrNotFound) {
+			continue // a labelled trace the files do not hold counts as a miss
+		}
 		if err != nil {
-			continue
+			return fmt.Errorf("cannot check the origin of trace %s in case %q: %w", tid, c.Name, err)
 		}
 		got := ""
 		if r.Suspect != nil {

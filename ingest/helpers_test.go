@@ -2,8 +2,7 @@ package ingest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"github.com/faultline/faultline/internal/testenv"
 	"sync"
 	"testing"
 
@@ -35,26 +34,8 @@ func (f *fakeSink) records() []schema.Record {
 	return append([]schema.Record(nil), f.recs...)
 }
 
-// datasetsDir finds shared/datasets beside the repository by walking up
-// from the package directory; it skips the test when there is none.
-func datasetsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "datasets")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/datasets not found beside the repository; dataset-driven test skipped")
-		}
-		dir = parent
-	}
-}
+// datasetsDir is shared/datasets beside the repository.
+func datasetsDir(t testing.TB) string { return testenv.Datasets(t, ".") }
 
 func newTestDecoder(t testing.TB) *Decoder {
 	t.Helper()

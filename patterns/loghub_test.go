@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/faultline/faultline/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,26 +25,8 @@ const (
 	minAverageRawGA = 0.89
 )
 
-// datasetDir walks up from the package directory to the first
-// shared/datasets/NAME beside it, or skips the test.
-func datasetDir(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "datasets", name)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skipf("dataset %s not found in shared/datasets above the package; skipping the dataset-driven test", name)
-		}
-		dir = up
-	}
-}
+// datasetDir is shared/datasets/NAME beside the repository (see testenv).
+func datasetDir(t testing.TB, name string) string { return testenv.Datasets(t, name) }
 
 // labelled is one log message with its true template.
 type labelled struct{ content, truth string }
