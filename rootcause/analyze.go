@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -17,6 +18,9 @@ const (
 	// period before the window holds less data than the window itself.
 	MaxBaseline = 24 * time.Hour
 	DefaultTop  = 10
+	// MaxTop is the most candidates a query may ask for: the CLI's --top
+	// and the web API's top accept 1..MaxTop.
+	MaxTop = 100
 	// DefaultRecordLimit caps the records read for the window and, again,
 	// for the baseline.
 	DefaultRecordLimit = 5_000_000
@@ -73,17 +77,17 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		return nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
-	win, err := readPeriod(ctx, st, q.From, q.To, opt)
+	win, err := readPeriod(ctx, st, q.From, q.To, opt, opt.Buckets)
 	if err != nil {
 		return nil, err
 	}
-	if len(win) == 0 {
+	if len(win.recs) == 0 {
 		return nil, ErrNoData
 	}
 	// The baseline is read and profiled on another core while the
 	// window's traces are explained.
-	loadBase := func() ([]schema.Record, Window, error) {
-		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win)))
+	loadBase := func() (*loaded, error) {
+		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win.recs)))
 		first, _, err := st.Bounds(ctx)
 		if err != nil || first.IsZero() {
 			first = baseFrom
@@ -91,10 +95,10 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		if first.After(baseFrom) {
 			baseFrom = first
 		}
-		var base []schema.Record
+		base := profile(nil, baseFrom, q.From, 0)
 		if baseFrom.Before(q.From) {
-			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
-				return nil, Window{}, err
+			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0); err != nil {
+				return nil, err
 			}
 		}
 		// A baseline thinner than the window cannot tell the window's noise
@@ -104,13 +108,12 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		if first.After(wider) {
 			wider = first
 		}
-		if len(base) < len(win) && wider.Before(baseFrom) {
-			baseFrom = wider
-			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt); err != nil {
-				return nil, Window{}, err
+		if len(base.recs) < len(win.recs) && wider.Before(baseFrom) {
+			if base, err = readPeriod(ctx, st, wider, q.From, opt, 0); err != nil {
+				return nil, err
 			}
 		}
-		return base, Window{From: baseFrom, To: q.From}, nil
+		return base, nil
 	}
 	return analyze(win, loadBase, q, opt)
 }
@@ -132,15 +135,46 @@ func baselineSpan(want time.Duration, q Query, n int) time.Duration {
 // a window of n records: as many as the window, at least 200k, at most 1M.
 func BaselineRecords(n int) int { return min(max(n, 200_000), 1_000_000) }
 
-// readPeriod reads a period's records into one slice. They are gathered in
-// fixed-size chunks and copied once, since growing one slice by appending
-// would copy a million records several times over.
-func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) ([]schema.Record, error) {
+// AttrKeys are the record attributes incident analysis reads (the
+// per-trace analysis's and its own): Analyze asks the store for just these.
+var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion)
+
+// loaded is one period's records with what could be learnt of them one
+// record at a time: the period's profile (less what needs whole traces)
+// and the index of its traces.
+type loaded struct {
+	recs   []schema.Record
+	p      *period
+	traces traceIndex
+}
+
+// profile profiles records already in memory; buckets is the resolution of
+// the error timeline (0 for none).
+func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
+	l := &loaded{recs: recs, p: newPeriod(from, to)}
+	for i := range recs {
+		l.visit(int32(i), &recs[i], buckets)
+	}
+	return l
+}
+
+func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
+	l.p.add(r, buckets)
+	l.traces.add(r.TraceID, i)
+}
+
+// readPeriod reads a period's records into one slice, profiling each as it
+// arrives, while the store reads the next ones on another core. They are
+// gathered in fixed-size chunks and copied once, since growing one slice by
+// appending would copy a million records several times over.
+func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int) (*loaded, error) {
 	const chunk = 1 << 14
+	l := &loaded{p: newPeriod(from, to)}
 	var chunks [][]schema.Record
 	cur := make([]schema.Record, 0, chunk)
 	n := 0
-	for r, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: opt.Limit}) {
+	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
+	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
@@ -150,23 +184,29 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options) 
 			cur = make([]schema.Record, 0, chunk)
 		}
 		cur = append(cur, r)
+		l.visit(int32(n), &cur[len(cur)-1], buckets)
 		n++
 	}
 	if len(chunks) == 0 {
-		return cur, nil
+		l.recs = cur
+		return l, nil
 	}
 	out := make([]schema.Record, 0, n)
 	for _, c := range chunks {
 		out = append(out, c...)
 	}
-	return append(out, cur...), nil
+	l.recs = append(out, cur...)
+	return l, nil
 }
 
 // AnalyzeRecords ranks the candidates of window given the records of the
 // window and of the baseline period before it (either may be empty). It is
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
-	rep, _ := analyze(window, func() ([]schema.Record, Window, error) { return baseline, baseWin, nil }, q, opt)
+	opt = opt.withDefaults()
+	rep, _ := analyze(profile(window, q.From, q.To, opt.Buckets), func() (*loaded, error) {
+		return profile(baseline, baseWin.From, baseWin.To, 0), nil
+	}, q, opt)
 	return rep
 }
 
@@ -182,21 +222,18 @@ type basePeriod struct {
 // get waits for the profile.
 func (bp *basePeriod) get() *period { <-bp.done; return bp.p }
 
-func startBase(load func() ([]schema.Record, Window, error)) *basePeriod {
+func startBase(load func() (*loaded, error)) *basePeriod {
 	bp := &basePeriod{done: make(chan struct{})}
 	go func() {
 		defer close(bp.done)
-		base, win, err := load()
-		p := newPeriod(win.From, win.To)
+		base, err := load()
 		if err != nil {
-			bp.p, bp.err = p, err
+			bp.p, bp.err = newPeriod(time.Time{}, time.Time{}), err
 			return
 		}
-		for i := range base {
-			p.add(&base[i], 0)
-		}
-		eachTrace(base, func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
-		bp.p, bp.n, bp.win = p, len(base), win
+		p := base.p
+		base.traces.each(base.recs, func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
+		bp.p, bp.n, bp.win = p, len(base.recs), Window{From: p.from, To: p.to}
 	}()
 	return bp
 }
@@ -204,14 +241,10 @@ func startBase(load func() ([]schema.Record, Window, error)) *basePeriod {
 // analyze ranks the candidates of window against the baseline that
 // loadBase gives; the baseline is loaded and profiled concurrently with
 // the explanation of the window's traces.
-func analyze(window []schema.Record, loadBase func() ([]schema.Record, Window, error), q Query, opt Options) (*Report, error) {
-	opt = opt.withDefaults()
+func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Options) (*Report, error) {
 	bp := startBase(loadBase)
-	w := newPeriod(q.From, q.To)
-	for i := range window {
-		w.add(&window[i], opt.Buckets)
-	}
-	tr := analyzeTraces(window, w, bp, opt)
+	w := window.p
+	tr := analyzeTraces(window, bp, opt)
 	b := bp.get()
 	if bp.err != nil {
 		return nil, bp.err

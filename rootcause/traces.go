@@ -56,24 +56,34 @@ func (tv *traceVotes) service(name string) *serviceVotes {
 	return sv
 }
 
-// eachTrace groups recs by trace id and calls f once per trace, in trace id
-// order. Records without a trace id are skipped.
-func eachTrace(recs []schema.Record, f func([]schema.Record)) {
-	idx := map[schema.TraceID][]int32{}
-	for i := range recs {
-		if id := recs[i].TraceID; id != "" {
-			idx[id] = append(idx[id], int32(i))
-		}
+// traceIndex groups a period's records by trace id, as they are read.
+// Records without a trace id are left out.
+type traceIndex struct {
+	idx map[schema.TraceID][]int32
+}
+
+func (ti *traceIndex) add(id schema.TraceID, i int32) {
+	if id == "" {
+		return
 	}
-	ids := make([]schema.TraceID, 0, len(idx))
-	for id := range idx {
+	if ti.idx == nil {
+		ti.idx = map[schema.TraceID][]int32{}
+	}
+	ti.idx[id] = append(ti.idx[id], i)
+}
+
+// each calls f once per trace with its records (in the order of recs), in
+// trace id order. The slice is reused from call to call.
+func (ti *traceIndex) each(recs []schema.Record, f func([]schema.Record)) {
+	ids := make([]schema.TraceID, 0, len(ti.idx))
+	for id := range ti.idx {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	var buf []schema.Record
 	for _, id := range ids {
 		buf = buf[:0]
-		for _, i := range idx[id] {
+		for _, i := range ti.idx[id] {
 			buf = append(buf, recs[i])
 		}
 		f(buf)
@@ -83,10 +93,11 @@ func eachTrace(recs []schema.Record, f func([]schema.Record)) {
 // analyzeTraces explains every trace of the window and tallies the votes.
 // The baseline's profile is only needed, and waited for, once the votes
 // are weighed.
-func analyzeTraces(window []schema.Record, w *period, bp *basePeriod, opt Options) *traceVotes {
+func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
+	w := window.p
 	var votes []vote
-	eachTrace(window, func(recs []schema.Record) {
+	window.traces.each(window.recs, func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)

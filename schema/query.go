@@ -12,6 +12,11 @@ type WindowQuery struct {
 	ErrorsOnly bool
 	// Limit caps the number of records returned; 0 means the store's default cap.
 	Limit int
+	// Attrs, when not nil, are the only attribute keys the caller reads: a
+	// store may leave the others out of Record.Attrs (and save decoding
+	// them), or return them all. Records may then share one Attrs map:
+	// treat it as read-only. nil means every attribute.
+	Attrs []string
 }
 
 // TraceSummary is one trace seen in a window, as a store can list it cheaply.

@@ -73,8 +73,9 @@ func appendAttrs(b []byte, m map[string]string) []byte {
 	return b
 }
 
-// decodeRecord decodes s into r. Its string fields share s's memory.
-func decodeRecord(s string, r *schema.Record) error {
+// decodeRecord decodes s into r. Its string fields share s's memory. Only
+// the attributes that keep accepts are kept (all when keep is nil).
+func decodeRecord(s string, r *schema.Record, keep *attrFilter) error {
 	d := decoder{s: s}
 	if d.byte1() != recV1 {
 		return fmt.Errorf("%w: unknown version", errCorrupt)
@@ -93,7 +94,7 @@ func decodeRecord(s string, r *schema.Record) error {
 	r.Duration = time.Duration(d.varint())
 	r.Template = d.str()
 	r.Signature = schema.Signature(d.str())
-	r.Attrs = d.attrs()
+	r.Attrs = d.attrs(keep)
 	if d.byte1() == 1 && len(r.Attrs) == 0 {
 		r.Attrs = nil
 	}
@@ -168,11 +169,14 @@ func (d *decoder) take(n uint64) string {
 
 func (d *decoder) str() string { return d.take(d.uvarint()) }
 
-func (d *decoder) attrs() map[string]string {
+func (d *decoder) attrs(keep *attrFilter) map[string]string {
 	n := d.uvarint()
 	if n > uint64(len(d.s)) { // every pair takes at least two bytes
 		d.fail()
 		return nil
+	}
+	if keep != nil {
+		return keep.project(d, n)
 	}
 	m := make(map[string]string, n)
 	for i := uint64(0); i < n && d.err == nil; i++ {
@@ -180,4 +184,85 @@ func (d *decoder) attrs() map[string]string {
 		m[k] = d.str()
 	}
 	return m
+}
+
+// attrFilter is the set of attribute keys a query reads
+// (schema.WindowQuery.Attrs), indexed by length: most keys are rejected by
+// their length or first byte alone, without hashing.
+type attrFilter struct {
+	byLen [64][]string
+	long  []string // keys of 64 bytes or more
+	n     int
+	// Records repeat the same few projected sets (a pod, its version,
+	// a status code): each distinct set is built once and shared, keyed
+	// by its encoding. Bounded, so a high-cardinality attribute costs a
+	// map per record as without sharing, and no more memory.
+	shared  map[string]map[string]string
+	scratch []byte
+	pairs   []string
+}
+
+// maxShared bounds the distinct attribute sets an attrFilter shares.
+const maxShared = 1 << 14
+
+// project decodes n attribute pairs, keeping those f accepts. Records with
+// the same kept pairs share one map.
+func (f *attrFilter) project(d *decoder, n uint64) map[string]string {
+	f.scratch, f.pairs = f.scratch[:0], f.pairs[:0]
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		k, v := d.str(), d.str()
+		if f.has(k) {
+			f.pairs = append(f.pairs, k, v)
+			f.scratch = binary.AppendUvarint(f.scratch, uint64(len(k)))
+			f.scratch = append(f.scratch, k...)
+			f.scratch = binary.AppendUvarint(f.scratch, uint64(len(v)))
+			f.scratch = append(f.scratch, v...)
+		}
+	}
+	if d.err != nil {
+		return nil
+	}
+	if m, ok := f.shared[string(f.scratch)]; ok {
+		return m
+	}
+	m := make(map[string]string, len(f.pairs)/2)
+	for i := 0; i < len(f.pairs); i += 2 {
+		m[f.pairs[i]] = f.pairs[i+1] // keeps one record's blob alive
+	}
+	if f.shared == nil {
+		f.shared = map[string]map[string]string{}
+	}
+	if len(f.shared) < maxShared {
+		f.shared[string(f.scratch)] = m
+	}
+	return m
+}
+
+// newAttrFilter returns nil for nil keys: every attribute is kept.
+func newAttrFilter(keys []string) *attrFilter {
+	if keys == nil {
+		return nil
+	}
+	f := &attrFilter{n: len(keys)}
+	for _, k := range keys {
+		if len(k) < len(f.byLen) {
+			f.byLen[len(k)] = append(f.byLen[len(k)], k)
+		} else {
+			f.long = append(f.long, k)
+		}
+	}
+	return f
+}
+
+func (f *attrFilter) has(k string) bool {
+	cands := f.long
+	if len(k) < len(f.byLen) {
+		cands = f.byLen[len(k)]
+	}
+	for _, c := range cands {
+		if c == k {
+			return true
+		}
+	}
+	return false
 }

@@ -17,7 +17,7 @@ func roundTrip(t *testing.T, r schema.Record) schema.Record {
 		t.Fatal(err)
 	}
 	var got schema.Record
-	if err := decodeRecord(string(encodeRecord(nil, &r, ts)), &got); err != nil {
+	if err := decodeRecord(string(encodeRecord(nil, &r, ts)), &got, nil); err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -65,7 +65,7 @@ func FuzzRecordCodec(f *testing.F) {
 		}
 		b := encodeRecord(nil, &r, ns)
 		var got schema.Record
-		if err := decodeRecord(string(b), &got); err != nil {
+		if err := decodeRecord(string(b), &got, nil); err != nil {
 			t.Fatalf("decoding what was encoded: %v", err)
 		}
 		if !maps.Equal(got.Attrs, r.Attrs) {
@@ -78,10 +78,10 @@ func FuzzRecordCodec(f *testing.F) {
 		// Every prefix and every corrupted byte decodes to an error or a
 		// record, never a panic.
 		for i := range b {
-			_ = decodeRecord(string(b[:i]), &got)
+			_ = decodeRecord(string(b[:i]), &got, nil)
 			c := []byte(string(b))
 			c[i] ^= 0xa5
-			_ = decodeRecord(string(c), &got)
+			_ = decodeRecord(string(c), &got, nil)
 		}
 	})
 }
@@ -92,7 +92,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte{recV1, 0, 0, 2, 2, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var got schema.Record
-		if err := decodeRecord(string(b), &got); err != nil {
+		if err := decodeRecord(string(b), &got, nil); err != nil {
 			return
 		}
 		// What decodes re-encodes to something that decodes the same.
@@ -101,7 +101,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("decoded an unstorable time: %v", err)
 		}
 		var again schema.Record
-		if err := decodeRecord(string(encodeRecord(nil, &got, ts)), &again); err != nil {
+		if err := decodeRecord(string(encodeRecord(nil, &got, ts)), &again, nil); err != nil {
 			t.Fatalf("re-encoding %#v: %v", got, err)
 		}
 		if !reflect.DeepEqual(again, got) {

@@ -20,7 +20,7 @@ func BenchmarkDecodeRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var got schema.Record
-		if err := decodeRecord(blob, &got); err != nil {
+		if err := decodeRecord(blob, &got, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,8 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
+
+	msqlite "modernc.org/sqlite"
 
 	"github.com/faultline/faultline/store/backend"
 )
@@ -43,6 +47,9 @@ func migrations() []string {
 // bench_test.go.
 const pageSize = 4096
 
+// busyRetry is how long opening a new file retries its switch to WAL.
+const busyRetry = 5 * time.Second
+
 // SchemaVersion is the user_version this build writes and reads.
 func SchemaVersion() int { return len(migrations()) }
 
@@ -55,9 +62,24 @@ func migrate(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", pageSize)); err != nil {
 		return err
 	}
+	// Switching a new file to WAL can fail with SQLITE_BUSY without
+	// waiting on the busy timeout while another process does the same:
+	// retry for as long as the timeout would have waited.
 	var mode string
-	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-		return fmt.Errorf("cannot switch to WAL: %w", err)
+	for wait, deadline := time.Millisecond, time.Now().Add(busyRetry); ; wait = min(2*wait, 100*time.Millisecond) {
+		err := w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			break
+		}
+		var se *msqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return fmt.Errorf("cannot switch to WAL: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
 	}
 	if mode != "wal" {
 		return fmt.Errorf("cannot switch to WAL: journal mode stays %q", mode)

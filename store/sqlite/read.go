@@ -22,7 +22,7 @@ func (db *DB) TraceRecords(ctx context.Context, id schema.TraceID, limit int) it
 		return func(func(schema.Record, error) bool) {}
 	}
 	what := fmt.Sprintf("cannot read trace %q", truncate(string(id)))
-	return db.query(ctx, what, selectCols+` WHERE trace = ? ORDER BY rowid LIMIT ?`, key, limit)
+	return db.query(ctx, what, nil, selectCols+` WHERE trace = ? ORDER BY rowid LIMIT ?`, key, limit)
 }
 
 // WindowRecords yields the records whose Time lies in [q.From, q.To),
@@ -40,7 +40,7 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
 	from, to := clampNanos(q.From), clampNanos(q.To)
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
-	return db.query(ctx, what, sqlText, args...)
+	return db.query(ctx, what, newAttrFilter(q.Attrs), sqlText, args...)
 }
 
 // windowSQL picks the statement whose WHERE clause lets SQLite use the

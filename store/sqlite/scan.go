@@ -34,7 +34,7 @@ type chunk struct {
 
 // query runs a SELECT of selectCols and yields its records; what prefixes
 // any error, which is yielded once.
-func (db *DB) query(ctx context.Context, what, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
+func (db *DB) query(ctx context.Context, what string, keep *attrFilter, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		ch := make(chan chunk, scanAhead)
@@ -46,7 +46,7 @@ func (db *DB) query(ctx context.Context, what, sqlText string, args ...any) iter
 			for range ch {
 			}
 		}()
-		if err := consume(ch, yield); err != nil {
+		if err := consume(ch, keep, yield); err != nil {
 			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
 		}
 	}
@@ -54,14 +54,14 @@ func (db *DB) query(ctx context.Context, what, sqlText string, args ...any) iter
 
 // consume decodes and yields until the consumer stops or the chunks end;
 // it returns the error to report.
-func consume(ch <-chan chunk, yield func(schema.Record, error) bool) error {
+func consume(ch <-chan chunk, keep *attrFilter, yield func(schema.Record, error) bool) error {
 	for c := range ch {
 		for _, b := range c.blobs {
 			// The blob is a fresh copy that nothing else references or
 			// writes: viewing it as a string saves a second copy, and the
 			// record's strings are substrings of it.
 			var rec schema.Record
-			if err := decodeRecord(unsafe.String(unsafe.SliceData(b), len(b)), &rec); err != nil {
+			if err := decodeRecord(unsafe.String(unsafe.SliceData(b), len(b)), &rec, keep); err != nil {
 				return err
 			}
 			if !yield(rec, nil) {

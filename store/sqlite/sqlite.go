@@ -160,6 +160,9 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 // sqliteNotADB is SQLite's result code for a file that is not a database.
 const sqliteNotADB = 26
 
+// sqliteBusy is SQLite's result code for a lock another connection holds.
+const sqliteBusy = 5
+
 // explain turns SQLite's wording into the user's.
 func explain(err error) error {
 	var se *msqlite.Error

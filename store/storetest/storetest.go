@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WindowErrorsOnly", testWindowErrorsOnly},
 		{"WindowLimit", testWindowLimit},
 		{"WindowEmpty", testWindowEmpty},
+		{"WindowAttrs", testWindowAttrs},
 		{"EarlyBreak", testEarlyBreak},
 		{"EmptyBatch", testEmptyBatch},
 		{"AllOrNothingBadRecord", testAllOrNothingBad},

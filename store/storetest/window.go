@@ -90,3 +90,39 @@ func testWindowEmpty(t *testing.T, s store.Store, e *env) {
 		}
 	}
 }
+
+// testWindowAttrs checks WindowQuery.Attrs: every requested attribute comes
+// back with its value (a store may return more), and records are otherwise
+// whole.
+func testWindowAttrs(t *testing.T, s store.Store, e *env) {
+	id := e.traceID(t)
+	svc := e.service("api")
+	all := map[string]string{"peer.service": "db", "http.response.status_code": "503", "k8s.pod.name": "api-1", "noise": "x"}
+	write(t, s, e, []schema.Record{
+		{Time: e.at(0), TraceID: id, Service: svc, Severity: schema.SeverityError, Body: "with attrs", Attrs: all},
+		{Time: e.at(time.Second), TraceID: id, Service: svc, Severity: schema.SeverityInfo, Body: "without attrs"},
+	})
+	q := window(e, 0, time.Minute)
+	q.Attrs = []string{"peer.service", "http.response.status_code", "absent.key"}
+	got := collect(t, s.WindowRecords(e.ctx, q))
+	equalBodies(t, "projected", got, "with attrs", "without attrs")
+	if len(got) != 2 {
+		return
+	}
+	for _, k := range q.Attrs {
+		if got[0].Attrs[k] != all[k] {
+			t.Errorf("attribute %q = %q with Attrs %q, want %q", k, got[0].Attrs[k], q.Attrs, all[k])
+		}
+	}
+	if got[0].TraceID != id || got[0].Service != svc || got[0].Severity != schema.SeverityError {
+		t.Errorf("projected record lost its fields: %+v", got[0])
+	}
+	if len(got[1].Attrs) != 0 {
+		t.Errorf("a record without attributes came back with %v", got[1].Attrs)
+	}
+	q.Attrs = nil
+	got = collect(t, s.WindowRecords(e.ctx, q))
+	if len(got) == 2 && got[0].Attrs["noise"] != "x" {
+		t.Errorf("Attrs nil must return every attribute, got %v", got[0].Attrs)
+	}
+}
