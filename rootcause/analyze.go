@@ -81,13 +81,13 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(win.recs) == 0 {
+	if win.n == 0 {
 		return nil, ErrNoData
 	}
 	// The baseline is read and profiled on another core while the
 	// window's traces are explained.
 	loadBase := func() (*loaded, error) {
-		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, len(win.recs)))
+		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, win.n))
 		first, _, err := st.Bounds(ctx)
 		if err != nil || first.IsZero() {
 			first = baseFrom
@@ -108,7 +108,7 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		if first.After(wider) {
 			wider = first
 		}
-		if len(base.recs) < len(win.recs) && wider.Before(baseFrom) {
+		if base.n < win.n && wider.Before(baseFrom) {
 			if base, err = readPeriod(ctx, st, wider, q.From, opt, 0); err != nil {
 				return nil, err
 			}
@@ -141,19 +141,34 @@ var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion
 
 // loaded is one period's records with what could be learnt of them one
 // record at a time: the period's profile (less what needs whole traces)
-// and the index of its traces.
+// and the index of its traces. The records stay in the fixed-size chunks
+// they were read in: record i is chunks[i/chunkLen][i%chunkLen].
 type loaded struct {
-	recs   []schema.Record
+	chunks [][]schema.Record
+	n      int
 	p      *period
 	traces traceIndex
 }
 
+// chunkLen is how many records a chunk of a loaded period holds.
+const chunkLen = 1 << 14
+
+func (l *loaded) at(i int32) *schema.Record { return &l.chunks[i/chunkLen][i%chunkLen] }
+
+// each calls f once per trace with its records, in trace id order.
+func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.at, f) }
+
 // profile profiles records already in memory; buckets is the resolution of
 // the error timeline (0 for none).
 func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
-	l := &loaded{recs: recs, p: newPeriod(from, to)}
-	for i := range recs {
-		l.visit(int32(i), &recs[i], buckets)
+	l := &loaded{n: len(recs), p: newPeriod(from, to)}
+	for len(recs) > 0 {
+		c := recs[:min(len(recs), chunkLen)]
+		l.chunks = append(l.chunks, c)
+		recs = recs[len(c):]
+	}
+	for i := range int32(l.n) {
+		l.visit(i, l.at(i), buckets)
 	}
 	return l
 }
@@ -163,39 +178,28 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
 	l.traces.add(r.TraceID, i)
 }
 
-// readPeriod reads a period's records into one slice, profiling each as it
-// arrives, while the store reads the next ones on another core. They are
-// gathered in fixed-size chunks and copied once, since growing one slice by
-// appending would copy a million records several times over.
+// readPeriod reads a period's records, profiling each as it arrives while
+// the store reads the next ones on another core. They are kept in
+// fixed-size chunks: growing one slice by appending would copy a million
+// records several times over.
 func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int) (*loaded, error) {
-	const chunk = 1 << 14
 	l := &loaded{p: newPeriod(from, to)}
-	var chunks [][]schema.Record
-	cur := make([]schema.Record, 0, chunk)
-	n := 0
+	var cur []schema.Record
 	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 		}
-		if len(cur) == chunk {
-			chunks = append(chunks, cur)
-			cur = make([]schema.Record, 0, chunk)
+		if len(cur) == cap(cur) {
+			cur = make([]schema.Record, 0, chunkLen)
+			l.chunks = append(l.chunks, nil)
 		}
 		cur = append(cur, r)
-		l.visit(int32(n), &cur[len(cur)-1], buckets)
-		n++
+		l.chunks[len(l.chunks)-1] = cur
+		l.visit(int32(l.n), &cur[len(cur)-1], buckets)
+		l.n++
 	}
-	if len(chunks) == 0 {
-		l.recs = cur
-		return l, nil
-	}
-	out := make([]schema.Record, 0, n)
-	for _, c := range chunks {
-		out = append(out, c...)
-	}
-	l.recs = append(out, cur...)
 	return l, nil
 }
 
@@ -232,8 +236,8 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			return
 		}
 		p := base.p
-		base.traces.each(base.recs, func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
-		bp.p, bp.n, bp.win = p, len(base.recs), Window{From: p.from, To: p.to}
+		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
+		bp.p, bp.n, bp.win = p, base.n, Window{From: p.from, To: p.to}
 	}()
 	return bp
 }

@@ -72,9 +72,9 @@ func (ti *traceIndex) add(id schema.TraceID, i int32) {
 	ti.idx[id] = append(ti.idx[id], i)
 }
 
-// each calls f once per trace with its records (in the order of recs), in
-// trace id order. The slice is reused from call to call.
-func (ti *traceIndex) each(recs []schema.Record, f func([]schema.Record)) {
+// each calls f once per trace with its records (in the order they were
+// added), in trace id order. The slice is reused from call to call.
+func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record)) {
 	ids := make([]schema.TraceID, 0, len(ti.idx))
 	for id := range ti.idx {
 		ids = append(ids, id)
@@ -84,7 +84,7 @@ func (ti *traceIndex) each(recs []schema.Record, f func([]schema.Record)) {
 	for _, id := range ids {
 		buf = buf[:0]
 		for _, i := range ti.idx[id] {
-			buf = append(buf, recs[i])
+			buf = append(buf, *at(i))
 		}
 		f(buf)
 	}
@@ -97,7 +97,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
 	var votes []vote
-	window.traces.each(window.recs, func(recs []schema.Record) {
+	window.each(func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)
