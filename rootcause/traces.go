@@ -164,9 +164,12 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 // pointerChains follows pointers across traces: when the service a vote
 // points at (say, the dependency behind an open breaker) mostly fails, in
 // its own traces, by pointing at yet another service, the vote moves on to
-// that one. It returns, for each target, where its chain ends.
+// that one. It returns, for each target, where its chain ends. Failures
+// count by their votes' novelty weight: errors a service logs as often as
+// in the baseline say nothing about where today's failures lead.
 func pointerChains(votes []vote, callees func(string) []string) map[string]string {
-	out := map[string]map[string]int{} // origin service -> targets of its errors
+	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
+	raw := map[[2]string]int{}             // (origin, target) -> votes
 	involved := map[string]int{}       // votes a service is the origin or the target of
 	blind := map[string]bool{}         // services with open breakers that named nothing
 	for _, v := range votes {
@@ -185,14 +188,15 @@ func pointerChains(votes []vote, callees func(string) []string) map[string]strin
 		}
 		m := out[v.origin.Service]
 		if m == nil {
-			m = map[string]int{}
+			m = map[string]float64{}
 			out[v.origin.Service] = m
 		}
-		m[v.target]++
+		m[v.target] += v.weight
+		raw[[2]string{v.origin.Service, v.target}]++
 	}
 	next := func(t string) string {
 		m := out[t]
-		total := 0
+		total := 0.0
 		for _, n := range m {
 			total += n
 		}
@@ -204,7 +208,7 @@ func pointerChains(votes []vote, callees func(string) []string) map[string]strin
 		}
 		// A chain moves a service's votes only on more than one of its own
 		// failures: one stray trace does not redirect hundreds.
-		if best != "" && m[best]*2 >= total && m[best] >= 2 {
+		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 {
 			return best
 		}
 		if total == 0 && blind[t] {
