@@ -127,7 +127,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
 	}
-	chains := pointerChains(votes, tv.callees)
+	chains := pointerChains(votes, tv.callees, func(svc string) bool { return seenSteady(w, b, svc) })
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
@@ -164,10 +164,12 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 // pointerChains follows pointers across traces: when the service a vote
 // points at (say, the dependency behind an open breaker) mostly fails, in
 // its own traces, by pointing at yet another service, the vote moves on to
-// that one. It returns, for each target, where its chain ends. Failures
+// that one, unless that one was seen serving as usual (steady): its
+// failures then are the usual noise. It returns, for each target, where
+// its chain ends. Failures
 // count by their votes' novelty weight: errors a service logs as often as
 // in the baseline say nothing about where today's failures lead.
-func pointerChains(votes []vote, callees func(string) []string) map[string]string {
+func pointerChains(votes []vote, callees func(string) []string, steady func(string) bool) map[string]string {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
 	involved := map[string]int{}       // votes a service is the origin or the target of
@@ -208,7 +210,7 @@ func pointerChains(votes []vote, callees func(string) []string) map[string]strin
 		}
 		// A chain moves a service's votes only on more than one of its own
 		// failures: one stray trace does not redirect hundreds.
-		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 {
+		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
 			return best
 		}
 		if total == 0 && blind[t] {
@@ -418,6 +420,28 @@ func keptServing(w, b *period, svc string) bool {
 		}
 	}
 	return len(behaviourShifts(w, b, svc)) == 0
+}
+
+// seenSteady reports whether svc was seen serving as in the baseline: by
+// its own records when it has them (keptServing), else, for a dependency
+// known only from its callers' client spans (a third party, a database),
+// by those: called as often, no more failed calls and no slower.
+func seenSteady(w, b *period, svc string) bool {
+	ws, bs := w.services[svc], b.services[svc]
+	if ws == nil || bs == nil {
+		return false
+	}
+	if ws.records >= minServing && bs.records >= minServing {
+		return keptServing(w, b, svc)
+	}
+	if len(ws.peerNs) < minServing || len(bs.peerNs) < minServing {
+		return false
+	}
+	if float64(len(ws.peerNs))/w.minutes() < float64(len(bs.peerNs))/b.minutes()/2 {
+		return false // called half as often: callers' breakers keep away from it
+	}
+	ew, eb := float64(ws.peerErrors)/w.minutes(), float64(bs.peerErrors)/b.minutes()
+	return (ew+0.5)/(eb+0.5) < 2 && latencyRatio(ws, bs) < slowerServing
 }
 
 // slowerServing is the rise of p95 latency at which a service no longer
