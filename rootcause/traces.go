@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -116,6 +117,25 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	for i := range votes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 	}
+	// A message may name a dependency by a label short for it (a breaker
+	// or retry named "geo" guarding calls to geo-api): a name nothing else
+	// knows is the caller's one callee whose name it begins.
+	aliases := map[[2]string]string{}
+	for i := range votes {
+		v := &votes[i]
+		if v.target == v.origin.Service || known(w, b, v.target) {
+			continue
+		}
+		k := [2]string{v.origin.Service, v.target}
+		a, ok := aliases[k]
+		if !ok {
+			a = aliasOf(v.target, tv.callees(v.origin.Service))
+			aliases[k] = a
+		}
+		if a != "" {
+			v.target = a
+		}
+	}
 	// A refused connection says the callee could not be reached; a callee
 	// that kept serving as usual contradicts it, and the failure is on the
 	// caller's side of the call. (Timeouts and open breakers speak of the
@@ -172,8 +192,8 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 func pointerChains(votes []vote, callees func(string) []string, steady func(string) bool) map[string]string {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
-	involved := map[string]int{}       // votes a service is the origin or the target of
-	blind := map[string]bool{}         // services with open breakers that named nothing
+	involved := map[string]int{}           // votes a service is the origin or the target of
+	blind := map[string]bool{}             // services with open breakers that named nothing
 	for _, v := range votes {
 		involved[v.origin.Service]++
 		if v.target != v.origin.Service {
@@ -213,9 +233,11 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
 			return best
 		}
-		if total == 0 && blind[t] {
-			// Its breaker opened on failures it no longer shows: the
+		if total < 1 && blind[t] {
+			// Its breaker opened on failures it no longer shows (less
+			// than one new failure of its own points anywhere): the
 			// callee most involved in the window's failing traces.
+			best = ""
 			for _, c := range callees(t) {
 				if involved[c] > 0 && (best == "" || involved[c] > involved[best]) {
 					best = c
@@ -371,6 +393,51 @@ func (tv *traceVotes) callees(svc string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// known reports whether svc left records of its own or was called in
+// either period.
+func known(w, b *period, svc string) bool {
+	for _, p := range [...]*period{w, b} {
+		if sp := p.services[svc]; sp != nil && (sp.records > 0 || len(sp.peerNs) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliasOf is the one callee whose name starts with label (ignoring case
+// and punctuation: "geo" for geo-api, "identityprovider" for
+// identity-provider), or "" when none or several do.
+func aliasOf(label string, callees []string) string {
+	l := alnum(label)
+	if len(l) < 2 {
+		return ""
+	}
+	found := ""
+	for _, c := range callees {
+		if strings.HasPrefix(alnum(c), l) {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+// alnum is s lowercased, less everything but letters and digits.
+func alnum(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b = append(b, c)
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		}
+	}
+	return string(b)
 }
 
 // novelty is 1 for an error signature the baseline never had, falling to
