@@ -117,25 +117,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	for i := range votes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 	}
-	// A message may name a dependency by a label short for it (a breaker
-	// or retry named "geo" guarding calls to geo-api): a name nothing else
-	// knows is the caller's one callee whose name it begins.
-	aliases := map[[2]string]string{}
-	for i := range votes {
-		v := &votes[i]
-		if v.target == v.origin.Service || known(w, b, v.target) {
-			continue
-		}
-		k := [2]string{v.origin.Service, v.target}
-		a, ok := aliases[k]
-		if !ok {
-			a = aliasOf(v.target, tv.callees(v.origin.Service))
-			aliases[k] = a
-		}
-		if a != "" {
-			v.target = a
-		}
-	}
+	resolveNames(votes, w, b, tv)
 	// A refused connection says the callee could not be reached; a callee
 	// that kept serving as usual contradicts it, and the failure is on the
 	// caller's side of the call. (Timeouts and open breakers speak of the
@@ -395,6 +377,68 @@ func (tv *traceVotes) callees(svc string) []string {
 	return out
 }
 
+// resolveNames settles the names that votes' messages give dependencies.
+// A message may name one by a label short for it (a breaker or retry named
+// "geo" guarding calls to geo-api): a name nothing else knows becomes the
+// caller's one callee whose name it begins. Names that differ only in case
+// and punctuation ("identityprovider", "identity-provider") are one: the
+// spelling with the most punctuation, as a host name or an attribute gives
+// it, stands for the others (a name a service goes by first).
+func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
+	aliases := map[[2]string]string{}
+	for i := range votes {
+		v := &votes[i]
+		if v.target == v.origin.Service || known(w, b, v.target) {
+			continue
+		}
+		k := [2]string{v.origin.Service, v.target}
+		a, ok := aliases[k]
+		if !ok {
+			a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
+			aliases[k] = a
+		}
+		if a != "" {
+			v.target = a
+		}
+	}
+	spelling := map[string]string{} // alnum -> the spelling that stands for it
+	better := func(t, cur string) bool { // a known name first, then the most punctuated
+		if kt, kc := known(w, b, t), known(w, b, cur); kt != kc {
+			return kt
+		}
+		return len(t) > len(cur) || len(t) == len(cur) && t < cur
+	}
+	for i := range votes {
+		t := votes[i].target
+		k := alnum(t)
+		if cur, ok := spelling[k]; !ok || better(t, cur) {
+			spelling[k] = t
+		}
+	}
+	for i := range votes {
+		if v := &votes[i]; !known(w, b, v.target) {
+			v.target = spelling[alnum(v.target)]
+		}
+	}
+}
+
+// calleesOf lists the services svc called in the period (an open breaker
+// may keep it from calling them in the window).
+func (p *period) calleesOf(svc string) []string {
+	set := map[string]bool{}
+	for k, st := range p.ops {
+		if k.svc != svc {
+			continue
+		}
+		for ev := range st.events {
+			if c := p.callees[ev]; c != "" && c != svc {
+				set[c] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
 // known reports whether svc left records of its own or was called in
 // either period.
 func known(w, b *period, svc string) bool {
@@ -416,7 +460,7 @@ func aliasOf(label string, callees []string) string {
 	}
 	found := ""
 	for _, c := range callees {
-		if strings.HasPrefix(alnum(c), l) {
+		if strings.HasPrefix(alnum(c), l) && c != found {
 			if found != "" {
 				return ""
 			}

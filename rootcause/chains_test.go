@@ -1,0 +1,133 @@
+package rootcause
+
+import (
+	"testing"
+
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/schema"
+)
+
+// mkVotes makes n votes whose origin is from, pointing at to with kind k
+// and weight wt.
+func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
+	var out []vote
+	for range n {
+		out = append(out, vote{origin: correlate.Event{Service: from, Class: k}, target: to, kind: k, weight: wt})
+	}
+	return out
+}
+
+func noCallees(string) []string { return nil }
+func never(string) bool         { return false }
+
+func TestPointerChains(t *testing.T) {
+	join := func(vs ...[]vote) []vote {
+		var out []vote
+		for _, v := range vs {
+			out = append(out, v...)
+		}
+		return out
+	}
+	cases := []struct {
+		name     string
+		votes    []vote
+		callees  func(string) []string
+		steady   func(string) bool
+		from, to string // want chains[from] == to ("" for no chain)
+	}{{
+		name: "a breaker's dependency fails by timing out on another",
+		votes: join(mkVotes(100, "front", "search", schema.KindCircuitOpen, 1),
+			mkVotes(20, "search", "tax", schema.KindDependencyTimeout, 1)),
+		from: "search", to: "tax",
+	}, {
+		name: "noise it always logs does not hide its new failures",
+		votes: join(mkVotes(100, "front", "search", schema.KindCircuitOpen, 1),
+			mkVotes(20, "search", "tax", schema.KindDependencyTimeout, 1),
+			mkVotes(50, "search", "search", schema.KindDeterministic, 0.1)),
+		from: "search", to: "tax",
+	}, {
+		name: "new failures of its own keep the votes",
+		votes: join(mkVotes(100, "front", "search", schema.KindCircuitOpen, 1),
+			mkVotes(20, "search", "tax", schema.KindDependencyTimeout, 1),
+			mkVotes(50, "search", "search", schema.KindDeterministic, 1)),
+		from: "search",
+	}, {
+		name: "one stray trace does not redirect",
+		votes: join(mkVotes(100, "front", "media", schema.KindConnectionRefused, 1),
+			mkVotes(1, "media", "mailer", schema.KindTransient, 1)),
+		from: "media",
+	}, {
+		name: "not onto a dependency seen serving as usual",
+		votes: join(mkVotes(100, "front", "media", schema.KindConnectionRefused, 1),
+			mkVotes(3, "media", "mailer", schema.KindTransient, 1)),
+		steady: func(s string) bool { return s == "mailer" },
+		from:   "media",
+	}, {
+		name: "a blind breaker follows its most involved callee",
+		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
+			mkVotes(30, "user", "user", schema.KindCircuitOpen, 1),
+			mkVotes(1, "user", "cart", schema.KindTransient, 0.1),
+			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
+		callees: func(s string) []string {
+			if s == "user" {
+				return []string{"cart", "idp"}
+			}
+			return nil
+		},
+		from: "user", to: "idp",
+	}}
+	for _, c := range cases {
+		callees, steady := c.callees, c.steady
+		if callees == nil {
+			callees = noCallees
+		}
+		if steady == nil {
+			steady = never
+		}
+		got := pointerChains(c.votes, callees, steady)[c.from]
+		if got != c.to {
+			t.Errorf("%s: chain from %s ends at %q, want %q", c.name, c.from, got, c.to)
+		}
+	}
+}
+
+func TestAliasOf(t *testing.T) {
+	for _, c := range []struct {
+		label   string
+		callees []string
+		want    string
+	}{
+		{"geo", []string{"geo-api", "redis-geo"}, "geo-api"},
+		{"identityprovider", []string{"identity-provider"}, "identity-provider"},
+		{"Geo", []string{"geo-api", "geo-cache"}, ""}, // two candidates: no guess
+		{"pay", []string{"ledger"}, ""},
+		{"x", []string{"x-api"}, ""}, // too short to say anything
+	} {
+		if got := aliasOf(c.label, c.callees); got != c.want {
+			t.Errorf("aliasOf(%q, %q) = %q, want %q", c.label, c.callees, got, c.want)
+		}
+	}
+}
+
+// TestResolveNames checks that unknown spellings of one name merge into
+// the most punctuated one, and that a known service's spelling wins.
+func TestResolveNames(t *testing.T) {
+	w, b := newPeriod(t0, t0), newPeriod(t0, t0)
+	w.service("Payments-API").records = 10
+	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
+	votes := append(append(append(mkVotes(3, "a", "identityprovider", schema.KindCircuitOpen, 1),
+		mkVotes(1, "b", "identity-provider", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "c", "payments-api", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "d", "Payments-API", schema.KindDependencyTimeout, 1)...)
+	resolveNames(votes, w, b, tv)
+	for _, v := range votes[:4] {
+		if v.target != "identity-provider" {
+			t.Errorf("%s's target %q, want identity-provider", v.origin.Service, v.target)
+		}
+	}
+	for _, v := range votes[4:] {
+		if v.target != "Payments-API" {
+			t.Errorf("%s's target %q, want the known Payments-API", v.origin.Service, v.target)
+		}
+	}
+}
