@@ -46,23 +46,27 @@ func (lr *lineReader) next(max int) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// sniffBytes is how much of a file checkText looks at.
+// sniffBytes is how much of a file CheckText looks at.
 const sniffBytes = 1024
 
-// checkText drops a leading UTF-8 byte order mark and refuses input that
-// is not text: a NUL byte, or more than a tenth of the first KiB invalid
-// UTF-8 or control characters (a few Latin-1 bytes in a log pass).
-func (lr *lineReader) checkText() error {
-	head, err := lr.br.Peek(sniffBytes)
+// CheckText refuses input that is not text, looking at what br holds of
+// its first KiB without consuming it: a NUL byte, or more than a tenth
+// invalid UTF-8 or control characters (a few Latin-1 bytes in a log pass).
+// It drops a leading UTF-8 byte order mark. Refused input gives an error
+// wrapping ErrNotText; any other error is br's. Compressed input must be
+// decompressed first. Loader.Load and analyze patterns use it, so that a
+// file is text to both or to neither.
+func CheckText(br *bufio.Reader) error {
+	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return err
 	}
 	if bytes.HasPrefix(head, utf8BOM) {
-		lr.br.Discard(len(utf8BOM))
+		br.Discard(len(utf8BOM))
 		head = head[len(utf8BOM):]
 	}
 	if !looksText(head, len(head) < sniffBytes) {
-		return fmt.Errorf("%w: it has NUL bytes or is mostly not UTF-8; give log lines, JSON lines, OTLP/JSON or Loki push JSON (plain or gzip-compressed)", ErrNotText)
+		return fmt.Errorf("%w: it has NUL bytes or is mostly not UTF-8", ErrNotText)
 	}
 	return nil
 }

@@ -18,8 +18,8 @@ import (
 // ErrSink wraps an error of the store a Loader or Server writes to.
 var ErrSink = errors.New("store write failed")
 
-// ErrNotText is returned by Loader.Load for a file that is not text: NUL
-// bytes or mostly invalid UTF-8 in its first KiB (after gunzip).
+// ErrNotText is returned by Loader.Load (and CheckText) for a file that is
+// not text: NUL bytes or mostly invalid UTF-8 in its first KiB (after gunzip).
 var ErrNotText = errors.New("not a text file")
 
 // Loader streams files into a Sink: format detected per file, gzip by its
@@ -70,7 +70,10 @@ func (l *Loader) LoadWith(ctx context.Context, name string, r io.Reader, opt Loa
 		return Stats{}, "", fmt.Errorf("cannot read %q: %w", truncate(name, 200), err)
 	}
 	lr := newLineReader(in)
-	if err := lr.checkText(); err != nil {
+	if err := CheckText(lr.br); err != nil {
+		if errors.Is(err, ErrNotText) {
+			err = fmt.Errorf("%w; give log lines, JSON lines, OTLP/JSON or Loki push JSON (plain or gzip-compressed)", err)
+		}
 		return Stats{}, "", fmt.Errorf("cannot load %q: %w", truncate(name, 200), err)
 	}
 	lim := l.dec.Limits()

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -204,6 +205,25 @@ func TestLoaderRefusesBinary(t *testing.T) {
 	latin1 := []byte("2024-03-05 10:20:30 ERROR caf\xe9 cr\xe8me br\xfbl\xe9e\n")
 	if _, _, err := NewLoader(newTestDecoder(t), &fakeSink{}, nil).Load(context.Background(), "latin1.log", bytes.NewReader(latin1)); err != nil {
 		t.Errorf("a text file with a few Latin-1 bytes refused: %v", err)
+	}
+}
+
+// TestCheckText: the exported check refuses what the loader refuses, keeps
+// text (and a few Latin-1 bytes) readable, and drops a byte order mark.
+func TestCheckText(t *testing.T) {
+	for name, data := range map[string]string{"nul": "hello\x00world\n", "random": "\x8f\x01\xfe\x02\x9c\x03\xff\x04"} {
+		if err := CheckText(bufio.NewReader(strings.NewReader(data))); !errors.Is(err, ErrNotText) {
+			t.Errorf("%s: %v, want ErrNotText", name, err)
+		}
+	}
+	for _, data := range []string{"", "2024-03-05 10:20:30 ERROR caf\xe9 cr\xe8me br\xfbl\xe9e\n", string(utf8BOM) + "level=error msg=x\n"} {
+		br := bufio.NewReader(strings.NewReader(data))
+		if err := CheckText(br); err != nil {
+			t.Errorf("%q refused: %v", data, err)
+		}
+		if rest, _ := io.ReadAll(br); bytes.HasPrefix(rest, utf8BOM) || len(rest) < len(data)-len(utf8BOM) {
+			t.Errorf("%q: %q left to read, want all of it but a byte order mark", data, rest)
+		}
 	}
 }
 

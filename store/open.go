@@ -60,6 +60,21 @@ func Open(ctx context.Context, rawURL string, opts Options) (Store, error) {
 	}
 }
 
+// EmbeddedPath is the file of the embedded store rawURL names (a plain
+// path or a file: URL); ok is false for a ClickHouse URL, any other
+// scheme and a file: URL Open would refuse.
+func EmbeddedPath(rawURL string) (path string, ok bool) {
+	switch splitScheme(rawURL) {
+	case "":
+		return rawURL, rawURL != ""
+	case "file":
+		path, err := filePath(rawURL)
+		return path, err == nil && path != ""
+	default:
+		return "", false
+	}
+}
+
 func openErr(rawURL string, err error) error {
 	return fmt.Errorf("cannot open store %q: %w", redact(rawURL), err)
 }

@@ -100,3 +100,22 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("a read-only open created a file")
 	}
 }
+
+func TestEmbeddedPath(t *testing.T) {
+	for raw, want := range map[string]string{
+		"./faultline.db":        "./faultline.db",
+		"/var/lib/x.db":         "/var/lib/x.db",
+		"file:rel/x.db":         "rel/x.db",
+		"file:///abs/x%20y.db":  "/abs/x y.db",
+		"FILE://localhost/a.db": "/a.db",
+	} {
+		if got, ok := store.EmbeddedPath(raw); !ok || got != want {
+			t.Errorf("EmbeddedPath(%q) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	for _, raw := range []string{"", "clickhouse://ch:9000/logs", "postgres://db/x", "file://otherhost/x.db", "file:x.db?mode=ro"} {
+		if got, ok := store.EmbeddedPath(raw); ok {
+			t.Errorf("EmbeddedPath(%q) = %q, true; want not embedded", raw, got)
+		}
+	}
+}

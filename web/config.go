@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/rootcause"
 )
 
 // Config configures the web server. The zero value serves without access
@@ -25,7 +27,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxCandidates caps the candidates a page renders (default 25).
 	MaxCandidates int
-	// MaxAPICandidates caps the candidates /api/v1/incident returns (default 200).
+	// MaxAPICandidates caps the candidates /api/v1/incident returns, and
+	// is how many it returns when the request names no top (default and
+	// at most rootcause.MaxTop).
 	MaxAPICandidates int
 	// MaxTimelineRows caps the trace waterfall rows rendered (default 250,
 	// which keeps the page under 200 KB); origin and cascade rows are always
@@ -62,7 +66,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	def(&c.MaxCandidates, 25)
-	def(&c.MaxAPICandidates, 200)
+	def(&c.MaxAPICandidates, rootcause.MaxTop)
 	def(&c.MaxTimelineRows, 250)
 	def(&c.MaxAPITimelineRows, 20000)
 	def(&c.MaxServices, 40)
@@ -80,6 +84,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.MaxAPICandidates > rootcause.MaxTop {
+		return c, fmt.Errorf("%w: MaxAPICandidates %d is over %d, the most candidates an incident query may ask for", ErrConfig, c.MaxAPICandidates, rootcause.MaxTop)
 	}
 	if (c.BasicUser == "") != (c.BasicPassword == "") {
 		return c, fmt.Errorf("%w: basic auth needs both a user and a password", ErrConfig)

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -118,13 +119,15 @@ func parseService(s string) (string, error) {
 	return s, nil
 }
 
+// parseTop reads how many candidates to return: 1..rootcause.MaxTop, the
+// same as analyze incident --top; 0 when not given.
 func parseTop(s string) (int, error) {
 	if s == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 10000 {
-		return 0, fmt.Errorf("%w: top %q is not a number between 1 and 10000", ErrBadInput, truncate(s, 20))
+	if err != nil || n < 1 || n > rootcause.MaxTop {
+		return 0, fmt.Errorf("%w: top %q is not a number between 1 and %d", ErrBadInput, truncate(s, 20), rootcause.MaxTop)
 	}
 	return n, nil
 }

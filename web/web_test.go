@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,8 +139,26 @@ func TestAPIDocumentsRoundTrip(t *testing.T) {
 		t.Errorf("backend got %+v, want %+v", b.lastQ, want)
 	}
 	get(h, "/api/v1/incident")
-	if b.lastQ.To.Sub(b.lastQ.From) != time.Hour || b.lastQ.Top != 200 {
+	if b.lastQ.To.Sub(b.lastQ.From) != time.Hour || b.lastQ.Top != rootcause.MaxTop {
 		t.Errorf("default query = %+v, want the last hour and the API cap", b.lastQ)
+	}
+}
+
+// TestAPITopLimit: the API takes top in 1..rootcause.MaxTop, as analyze
+// incident --top does, and answers 400 outside it.
+func TestAPITopLimit(t *testing.T) {
+	b := newFixtureBackend()
+	h := newTestHandler(t, Config{}, b)
+	max := strconv.Itoa(rootcause.MaxTop)
+	if rec := get(h, "/api/v1/incident?since=1h&top="+max); rec.Code != 200 || b.lastQ.Top != rootcause.MaxTop {
+		t.Errorf("top=%s: status %d, backend top %d; want 200 and %s", max, rec.Code, b.lastQ.Top, max)
+	}
+	for _, top := range []string{"0", "-1", strconv.Itoa(rootcause.MaxTop + 1), "200", "10000"} {
+		rec := get(h, "/api/v1/incident?since=1h&top="+top)
+		var body map[string]string
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != 400 || err != nil || !strings.Contains(body["error"], "between 1 and "+max) {
+			t.Errorf("top=%s: status %d body %.200s, want 400 with an error naming 1..%s", top, rec.Code, rec.Body.String(), max)
+		}
 	}
 }
 
@@ -267,7 +286,8 @@ func TestCandidatesCapped(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, cfg := range []Config{{BasicUser: "u"}, {PublicURL: "javascript:alert(1)"}, {PublicURL: "/relative"}} {
+	for _, cfg := range []Config{{BasicUser: "u"}, {PublicURL: "javascript:alert(1)"}, {PublicURL: "/relative"},
+		{MaxAPICandidates: rootcause.MaxTop + 1}} {
 		if _, err := New(cfg, newFixtureBackend(), nil); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
 		}

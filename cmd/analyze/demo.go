@@ -14,6 +14,7 @@ import (
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/store/sqlite"
 )
 
 type demoFlags struct {
@@ -136,7 +137,9 @@ const (
 )
 
 // freshDemoStore removes a previous demo store at path; any other file
-// there is refused.
+// there is refused, and so is a demo store that another process (an
+// analyze serve) has open, since removing it would pull the database out
+// from under that process.
 func freshDemoStore(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil
@@ -148,6 +151,14 @@ func freshDemoStore(ctx context.Context, path string) error {
 	}
 	if err != nil {
 		return badUsage("%q exists and is not a demo store; refusing to overwrite it (remove it or give --store another path)", truncate(path, 80))
+	}
+	// Only now that this process has closed it can InUse tell.
+	inUse, err := sqlite.InUse(path)
+	if err != nil {
+		return err
+	}
+	if inUse {
+		return badUsage("the store %q is open in another process (analyze serve?); stop it or pick another --store", truncate(path, 80))
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {

@@ -37,8 +37,8 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	if err == nil && len(pos) > 0 {
 		err = badUsage("incident takes no arguments, got %q; use --since or --from/--to", truncate(pos[0], 40))
 	}
-	if err == nil && (f.top < 1 || f.top > 100) {
-		err = badUsage("--top must be between 1 and 100")
+	if err == nil && (f.top < 1 || f.top > rootcause.MaxTop) {
+		err = badUsage("--top must be between 1 and %d", rootcause.MaxTop)
 	}
 	if err != nil {
 		return fail(e, "incident", err)

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/faultline/faultline/ingest"
 	"github.com/faultline/faultline/patterns"
 )
 
@@ -63,7 +64,8 @@ func runPatterns(ctx context.Context, e *env, args []string) int {
 }
 
 // patternsAddFile adds every line of one file ("-" is stdin, gzip is
-// detected by its magic bytes) to m and appends the ids to ids.
+// detected by its magic bytes) to m and appends the ids to ids. A file
+// that is not text is refused as ingest load refuses it.
 func patternsAddFile(ctx context.Context, e *env, name string, m *patterns.Miner, ids []string) ([]string, error) {
 	var r io.Reader = e.Stdin
 	if name != "-" {
@@ -82,6 +84,13 @@ func patternsAddFile(ctx context.Context, e *env, name string, m *patterns.Miner
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	if err := ingest.CheckText(br); err != nil {
+		hint := "the file looks damaged or is not text"
+		if errors.Is(err, ingest.ErrNotText) {
+			hint = "give a text log file (plain or gzip-compressed)"
+		}
+		return ids, fmt.Errorf("%w %q: %v; %s", errPatternsInput, truncate(name, 80), patternsReason(err), hint)
 	}
 	ids, err := patternsAddLines(ctx, br, m, ids)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {

@@ -117,6 +117,47 @@ func TestPatternsSeveralFiles(t *testing.T) {
 	}
 }
 
+// TestPatternsRefusesBinary: a file that is not text (as ingest load
+// judges it) is refused with exit 2 and nothing on stdout, whether it is a
+// file, gzip-compressed or standard input; a few Latin-1 bytes still pass.
+func TestPatternsRefusesBinary(t *testing.T) {
+	bin := make([]byte, 4096)
+	for i := range bin {
+		bin[i] = byte(i*7919%251 + 1) // no NUL, mostly not UTF-8
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bin)
+	zw.Close()
+	text := writePatternsFile(t, "app.log", []byte(patternsInput))
+	tests := []struct {
+		name  string
+		stdin []byte
+		args  []string
+	}{
+		{"binary file", nil, []string{writePatternsFile(t, "a.out", bin)}},
+		{"NUL bytes", nil, []string{writePatternsFile(t, "nul.log", []byte("disk full\x00\x01\x02\n"))}},
+		{"binary gzip", nil, []string{writePatternsFile(t, "a.gz", gz.Bytes())}},
+		{"binary stdin", bin, []string{"-"}},
+		{"after a text file", nil, []string{"--json", text, writePatternsFile(t, "b.out", bin)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runPatternsCmd(t, tt.stdin, tt.args...)
+			if code != exitUsage || stdout != "" {
+				t.Errorf("exit %d, stdout %.200q; want %d and nothing", code, stdout, exitUsage)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "not a text file") {
+				t.Errorf("stderr %q: want one line saying it is not a text file", stderr)
+			}
+		})
+	}
+	latin1 := writePatternsFile(t, "latin1.log", []byte("2024-03-05 10:20:30 ERROR caf\xe9 cr\xe8me br\xfbl\xe9e\n"))
+	if code, _, stderr := runPatternsCmd(t, nil, latin1); code != exitOK {
+		t.Errorf("a log with a few Latin-1 bytes: exit %d, stderr %q", code, stderr)
+	}
+}
+
 func TestPatternsBadUsage(t *testing.T) {
 	bad := writePatternsFile(t, "bad.gz", []byte{0x1f, 0x8b, 8, 0, 0, 0})
 	tests := []struct {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/store"
+	"github.com/faultline/faultline/store/sqlite"
 )
 
 type loadFlags struct {
@@ -45,29 +47,40 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 			return fail(e.Stderr, exitUsage, "cannot read %q: it is missing or not a regular file; check the path.", truncate(name, 200))
 		}
 	}
+	if f.store == "" {
+		f.store = store.DefaultURL(e.Getenv)
+	}
+	// A run that fails without loading anything leaves no new store behind.
+	created := newStoreFile(f.store)
 	log := logger(e, true)
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
+		removeNewStore(e, created)
 		return fail(e.Stderr, exitFail, "%v; check --store.", err)
 	}
 	opt := ingest.LoadOptions{Service: strings.TrimSpace(f.service)}
-	code := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), opt, f.quiet)
+	code, accepted := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), opt, f.quiet)
 	if err := st.Close(); err != nil && code == exitOK {
 		return fail(e.Stderr, exitFail, "cannot close the store: %v.", err)
+	}
+	if code != exitOK && accepted == 0 {
+		removeNewStore(e, created)
 	}
 	return code
 }
 
-// loadAll loads every file in turn. A file that cannot be read is
-// reported and skipped (exit 2 at the end); a store failure stops at once
-// (exit 1), since the files after it would fail too.
-func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt ingest.LoadOptions, quiet bool) int {
-	code := exitOK
+// loadAll loads every file in turn and returns the exit code and the
+// records accepted (some may be stored even when their file then failed).
+// A file that cannot be read is reported and skipped (exit 2 at the end);
+// a store failure stops at once (exit 1), since the files after it would
+// fail too.
+func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt ingest.LoadOptions, quiet bool) (code, accepted int) {
 	for _, name := range names {
 		stats, format, err := loadOne(ctx, e, l, name, opt)
+		accepted += stats.Accepted
 		if err != nil {
 			if errors.Is(err, ingest.ErrSink) || ctx.Err() != nil {
-				return fail(e.Stderr, exitFail, "%v.", err)
+				return fail(e.Stderr, exitFail, "%v.", err), accepted
 			}
 			fail(e.Stderr, exitUsage, "%v; skipped.", err)
 			code = exitUsage
@@ -77,7 +90,36 @@ func loadAll(ctx context.Context, e *env, l *ingest.Loader, names []string, opt 
 			fmt.Fprintln(e.Stdout, summary(name, format, stats))
 		}
 	}
-	return code
+	return code, accepted
+}
+
+// newStoreFile is the file of the embedded store url names when there is
+// none yet, so that this run creates it; "" otherwise.
+func newStoreFile(url string) string {
+	path, ok := store.EmbeddedPath(url)
+	if !ok {
+		return ""
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	return path
+}
+
+// removeNewStore removes the store file this run created (path; ""
+// is none) with its WAL files, unless another process opened it meanwhile.
+func removeNewStore(e *env, path string) {
+	if path == "" {
+		return
+	}
+	if inUse, err := sqlite.InUse(path); err != nil || inUse {
+		return
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fail(e.Stderr, exitFail, "cannot remove the empty store %q this run created: %v; remove it by hand.", truncate(p, 200), err)
+		}
+	}
 }
 
 func loadOne(ctx context.Context, e *env, l *ingest.Loader, name string, opt ingest.LoadOptions) (ingest.Stats, ingest.Format, error) {

@@ -244,3 +244,41 @@ func TestLoadInputs(t *testing.T) {
 		t.Errorf("empty and BOM: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestLoadRefusedLeavesNoStore: a run that refuses all its input leaves no
+// new store behind (nor its WAL files), whether the input is a file or
+// standard input; a store that existed before, or that took records, stays.
+func TestLoadRefusedLeavesNoStore(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "a.out")
+	good := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(bin, []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00"), 0o644)
+	os.WriteFile(good, []byte(logLine+"\n"), 0o644)
+	exists := func(path string) bool {
+		_, err := os.Lstat(path)
+		return err == nil
+	}
+	for name, args := range map[string][]string{
+		"file":          {filepath.Join(dir, "new1.db"), bin},
+		"stdin":         {"file:" + filepath.Join(dir, "new2.db"), "-"},
+		"several files": {filepath.Join(dir, "new3.db"), bin, bin},
+	} {
+		path, _ := strings.CutPrefix(args[0], "file:")
+		code, _, stderr := runBinary(t, "\x00\x01\x02binary", append([]string{"load", "--store"}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "not a text file") {
+			t.Errorf("%s: exit %d, stderr %q; want %d, not a text file", name, code, stderr, exitUsage)
+		}
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			if exists(p) {
+				t.Errorf("%s: refused input left %s behind", name, filepath.Base(p))
+			}
+		}
+	}
+	mixed := filepath.Join(dir, "mixed.db")
+	if code, _, _ := runBinary(t, "", "load", "--store", mixed, good, bin); code != exitUsage || !exists(mixed) {
+		t.Errorf("a good and a binary file: exit %d, store kept %v; want %d and the store", code, exists(mixed), exitUsage)
+	}
+	if code, _, _ := runBinary(t, "", "load", "--store", mixed, bin); code != exitUsage || !exists(mixed) {
+		t.Errorf("a binary file into an existing store: exit %d, store kept %v; want %d and the store", code, exists(mixed), exitUsage)
+	}
+}

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/rootcause"
+)
+
+// TestIncidentTopRange: --top takes 1..rootcause.MaxTop, the same range
+// as the web API's top.
+func TestIncidentTopRange(t *testing.T) {
+	path := traceStore(t)
+	window := []string{"--store", path, "--from", "2026-03-01T11:55:00Z", "--to", "2026-03-01T12:05:00Z"}
+	max := strconv.Itoa(rootcause.MaxTop)
+	if code, _, errs := runCmd(t, append([]string{"incident", "--top", max}, window...)...); code != exitOK {
+		t.Errorf("--top %s: exit %d, stderr %q; want 0", max, code, errs)
+	}
+	for _, top := range []string{"0", strconv.Itoa(rootcause.MaxTop + 1)} {
+		code, _, errs := runCmd(t, append([]string{"incident", "--top", top}, window...)...)
+		if code != exitUsage || !strings.Contains(errs, "between 1 and "+max) {
+			t.Errorf("--top %s: exit %d, stderr %q; want %d naming 1..%s", top, code, errs, exitUsage, max)
+		}
+	}
+}
