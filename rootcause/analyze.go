@@ -101,14 +101,18 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 				return nil, err
 			}
 		}
-		// A baseline thinner than the window cannot tell the window's noise
-		// from a change: widen it to what the store holds before, up to
-		// MaxBaseline.
+		// A baseline thinner than the window (or than the records its span
+		// was cut to hold) cannot tell the window's noise from a change:
+		// widen it to what the store holds before, up to MaxBaseline.
 		wider := q.From.Add(-MaxBaseline)
 		if first.After(wider) {
 			wider = first
 		}
-		if base.n < win.n && wider.Before(baseFrom) {
+		want := win.n
+		if limit := BaselineRecords(win.n); win.n > limit {
+			want = limit * 3 / 4 // about limit, less the rate's ups and downs
+		}
+		if base.n < want && wider.Before(baseFrom) {
 			if base, err = readPeriod(ctx, st, wider, q.From, opt, 0); err != nil {
 				return nil, err
 			}
@@ -132,8 +136,11 @@ func baselineSpan(want time.Duration, q Query, n int) time.Duration {
 }
 
 // BaselineRecords is about how many baseline records the analysis reads for
-// a window of n records: as many as the window, at least 200k, at most 1M.
-func BaselineRecords(n int) int { return min(max(n, 200_000), 1_000_000) }
+// a window of n records: as many as the window, at least 200k, at most
+// 500k. Half a million records estimate every rate, share and latency
+// quantile the signals compare as well as more would, and the baseline
+// costs the analysis about as much per record as the window does.
+func BaselineRecords(n int) int { return min(max(n, 200_000), 500_000) }
 
 // AttrKeys are the record attributes incident analysis reads (the
 // per-trace analysis's and its own): Analyze asks the store for just these.
