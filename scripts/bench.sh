@@ -19,7 +19,7 @@ go build -o "$work/ingest" ./cmd/ingest
 go build -o "$work/faultsim" ./cmd/faultsim
 case="$work/cases/sim-db-pool-exhaustion-42"
 if [[ ! -d "$case" ]]; then
-	"$work/faultsim" -out "$work/cases" -cases 1 -seed 42 -tps 85 -fault db-pool-exhaustion -baseline 5m
+	"$work/faultsim" -out "$work/cases" -cases 1 -seed 42 -tps 100 -fault db-pool-exhaustion -baseline 10m
 fi
 rm -f "$work/big.db" "$work/big.db-wal" "$work/big.db-shm"
 files=$(find "$case" -type f ! -name truth.json | sort)
