@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -44,18 +45,37 @@ func classifyRecords(t *Trace) {
 // unifyTargets gives one name to a dependency outside the trace that
 // failures name differently: a breaker's short name in a message
 // ("shipping") takes the peer.service of a call to it ("shipping-service").
+// A label too short to match on its own ("geo") takes the one name whose
+// letters it begins among the failed calls of the same service.
 func unifyTargets(t *Trace) {
+	caller := make([]string, len(t.fails)) // the service that logged each failure
+	for i := range t.ents {
+		if f := t.ents[i].fail; f >= 0 {
+			caller[f] = t.rec(int32(i)).Service
+		}
+	}
 	for i := range t.fails {
 		f := &t.fails[i]
 		if f.via != viaText || f.target == "" || t.findService(f.target) >= 0 {
 			continue
 		}
+		short, n := "", 0
 		for j := range t.fails {
 			g := &t.fails[j]
-			if g.via == viaAttribute && g.target != f.target && sameService(g.target, f.target) {
-				f.target = g.target
+			if g.via != viaAttribute || g.target == f.target {
+				continue
+			}
+			if sameService(g.target, f.target) {
+				short, n = g.target, 1
 				break
 			}
+			if caller[j] == caller[i] && len(alnum(f.target)) >= 2 && strings.HasPrefix(alnum(g.target), alnum(f.target)) && g.target != short {
+				short = g.target
+				n++
+			}
+		}
+		if n == 1 {
+			f.target = short
 		}
 	}
 }
