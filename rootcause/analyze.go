@@ -155,6 +155,7 @@ type loaded struct {
 	n      int
 	p      *period
 	traces traceIndex
+	dups   int // records dropped as copies of others
 }
 
 // chunkLen is how many records a chunk of a loaded period holds.
@@ -180,9 +181,37 @@ func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
 	return l
 }
 
+// visit profiles and indexes record i, unless it repeats one already seen
+// in its trace: the same file loaded twice, or a batch shipped twice, would
+// otherwise double a service's rates. Records arrive in time order, so a
+// copy of a record is among the last ones of its trace, at the same time.
 func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
+	if r.TraceID != "" {
+		if l.traces.idx == nil {
+			l.traces.idx = map[schema.TraceID][]int32{}
+		}
+		list := l.traces.idx[r.TraceID]
+		for j := len(list) - 1; j >= 0; j-- {
+			p := l.at(list[j])
+			if !p.Time.Equal(r.Time) {
+				break
+			}
+			if sameRecord(p, r) {
+				l.dups++
+				return
+			}
+		}
+		l.traces.idx[r.TraceID] = append(list, i)
+	}
 	l.p.add(r, buckets)
-	l.traces.add(r.TraceID, i)
+}
+
+// sameRecord reports whether b repeats a (as correlate's per-trace dedupe
+// judges it).
+func sameRecord(a, b *schema.Record) bool {
+	return a.Type == b.Type && a.SpanID == b.SpanID && a.Service == b.Service &&
+		a.Severity == b.Severity && a.Body == b.Body && a.Name == b.Name &&
+		a.Duration == b.Duration && a.Status == b.Status
 }
 
 // readPeriod reads a period's records, profiling each as it arrives while
@@ -265,6 +294,9 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 		Window:       Window{From: q.From, To: q.To},
 		Traces:       tr.traces,
 		FailedTraces: tr.failed,
+	}
+	if window.dups > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ignored %d records that repeat others of their trace (the same data loaded twice?)", window.dups))
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin

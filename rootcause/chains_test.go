@@ -1,6 +1,9 @@
 package rootcause
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/correlate"
@@ -129,5 +132,26 @@ func TestResolveNames(t *testing.T) {
 		if v.target != "Payments-API" {
 			t.Errorf("%s's target %q, want the known Payments-API", v.origin.Service, v.target)
 		}
+	}
+}
+
+// TestDuplicatesIgnored loads the window twice over (every record shipped
+// twice): the ranking must not change, and the report says what it dropped.
+func TestDuplicatesIgnored(t *testing.T) {
+	in := newIncident()
+	once := in.analyze(Query{})
+	var twice []schema.Record
+	for _, r := range in.win {
+		twice = append(twice, r, r)
+	}
+	in.win = twice
+	got := in.analyze(Query{})
+	a, _ := json.Marshal(got.Candidates)
+	b, _ := json.Marshal(once.Candidates)
+	if string(a) != string(b) {
+		t.Errorf("candidates changed when every record came twice:\n%s\nwant\n%s", a, b)
+	}
+	if !slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "repeat") }) {
+		t.Errorf("no warning about the repeated records: %q", got.Warnings)
 	}
 }

@@ -63,16 +63,6 @@ type traceIndex struct {
 	idx map[schema.TraceID][]int32
 }
 
-func (ti *traceIndex) add(id schema.TraceID, i int32) {
-	if id == "" {
-		return
-	}
-	if ti.idx == nil {
-		ti.idx = map[schema.TraceID][]int32{}
-	}
-	ti.idx[id] = append(ti.idx[id], i)
-}
-
 // each calls f once per trace with its records (in the order they were
 // added), in trace id order. The slice is reused from call to call.
 func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record)) {
