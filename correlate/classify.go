@@ -25,6 +25,13 @@ func Classify(r *schema.Record) schema.Kind {
 	return k
 }
 
+// ClassifyTarget is Classify that also names the dependency the record's
+// attributes or text point at, as written (lowercase, not resolved to a
+// service of any trace), or "" when it names none.
+func ClassifyTarget(r *schema.Record) (schema.Kind, string) {
+	return classifyWithHint(r, true)
+}
+
 // classifyWithHint is Classify that also names the callee the record's
 // attributes or text point at (lowercase, unresolved) when wantHint is set
 // and the record carries a failure.

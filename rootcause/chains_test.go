@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
@@ -153,5 +154,28 @@ func TestDuplicatesIgnored(t *testing.T) {
 	}
 	if !slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "repeat") }) {
 		t.Errorf("no warning about the repeated records: %q", got.Warnings)
+	}
+}
+
+// TestAnsweredFailuresAreNotOwn: a line telling that a named dependency
+// answered with failure is that dependency's failure, not the logger's;
+// the logger's own throttling is its own.
+func TestAnsweredFailuresAreNotOwn(t *testing.T) {
+	p := newPeriod(t0, t0.Add(time.Hour))
+	for _, c := range []struct {
+		body string
+		own  bool
+	}{
+		{"calling ads-svc failed: 503 Service Unavailable", false},
+		{"request to ads-svc throttled: 429 Too Many Requests, retrying", false},
+		{"rate limit exceeded for client 42", true},
+		{"NullPointerException in OrderMapper.map", true},
+	} {
+		r := schema.Record{Type: schema.TypeLog, Time: t0, Service: "billing-svc", Severity: schema.SeverityError, Body: c.body}
+		p.add(&r, 0)
+		ts := p.services["billing-svc"].templates[templateOf(&r)]
+		if ts == nil || ts.own() != c.own {
+			t.Errorf("%q: own() = %v, want %v (template %+v)", c.body, ts != nil && ts.own(), c.own, ts)
+		}
 	}
 }

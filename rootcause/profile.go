@@ -2,6 +2,7 @@ package rootcause
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -83,11 +84,14 @@ type templateStat struct {
 	signature schema.Signature
 	// kind is the failure class of its first record; "" for no failure.
 	kind schema.Kind
+	// answered is set when that record tells of a dependency it names
+	// answering with failure (a 429, a 5xx).
+	answered bool
 }
 
 // own reports whether the template's failures are the service's own rather
 // than symptoms pointing at a dependency.
-func (ts *templateStat) own() bool { return !ts.kind.PointsElsewhere() }
+func (ts *templateStat) own() bool { return !ts.kind.PointsElsewhere() && !ts.answered }
 
 func newPeriod(from, to time.Time) *period {
 	return &period{from: from, to: to, services: map[string]*serviceProfile{}}
@@ -151,7 +155,12 @@ func (p *period) add(r *schema.Record, buckets int) {
 	if ts == nil {
 		ts = &templateStat{template: tmpl, first: r.Time, sample: r.Body, signature: r.Signature}
 		if isErr || r.Severity >= schema.SeverityWarn {
-			ts.kind = correlate.Classify(r)
+			var target string
+			ts.kind, target = correlate.ClassifyTarget(r)
+			// A callee answering with failure (throttling us, a 5xx)
+			// is the callee's failure when the line names it.
+			ts.answered = (ts.kind == schema.KindRateLimit || ts.kind == schema.KindTransient) &&
+				target != "" && !strings.EqualFold(target, r.Service)
 		}
 		if ts.signature == "" {
 			ts.signature = patterns.SignatureOf(r.Service, tmpl)
