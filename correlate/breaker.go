@@ -123,6 +123,11 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
 			continue
 		}
+		if len(r.Cascade) == 0 && sameService(h.from, lead.dep) && sameService(r.Suspect.Service, lead.dep) {
+			// The dependency failed, but no caller did: an error it logs
+			// while still answering does not trip its callers' breakers.
+			continue
+		}
 		s := r.Suspect.Service
 		if k := slices.IndexFunc(order, func(o string) bool { return sameService(o, s) }); k >= 0 && order[k] != s {
 			// One dependency under two names (a breaker's short name and

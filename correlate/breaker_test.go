@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"strings"
 	"testing"
@@ -153,5 +154,35 @@ func TestServiceOf(t *testing.T) {
 	named := schema.Record{Type: schema.TypeLog, Service: "checkout", Body: "[ERROR] other: x"}
 	if got := serviceOf(&named); got != "checkout" {
 		t.Errorf("a record's own service must win, got %q", got)
+	}
+}
+
+// TestAnalyzeBreakerIgnoresErrorsNoCallerFelt: session logs a harmless
+// error in many traces while answering its callers as usual; those did not
+// trip gateway's breaker, the two in which payment failed it did.
+func TestAnalyzeBreakerIgnoresErrorsNoCallerFelt(t *testing.T) {
+	st := &windowStore{}
+	for k := range 4 {
+		ms := 20_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 100+k),
+			logAt("", "session", ms, schema.SeverityError, "failed to send audit event: audit-sink returned 413 Payload Too Large"),
+			logAt("", "gateway", ms+20, schema.SeverityInfo, "GET /profile 200"))...)
+	}
+	for k := range 2 {
+		ms := 10_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 200+k),
+			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
+			logAt("", "session", ms+5, schema.SeverityError,
+				"request to payment failed: unexpected status 500 Internal Server Error from payment"),
+			logAt("", "gateway", ms+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
+	}
+	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "session"})...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "payment" {
+		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
 	}
 }
