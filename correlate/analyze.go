@@ -77,11 +77,33 @@ func finish(t *Trace) {
 	for i := range t.svcs {
 		res.Services[i] = t.svcs[i].name
 	}
-	res.Warnings = t.warnings
+	res.Warnings = collapse(t.warnings)
 	if !t.opts.SkipTimeline {
 		res.Timeline = timeline(t)
 	}
 	res.Failures = failures(t)
 	res.Edges = edges(t)
 	res.Spans = spanSummaries(t)
+}
+
+// collapse keeps one copy of each warning, in first-seen order, with how
+// many times it was given ("... (5 times)").
+func collapse(ws []string) []string {
+	if len(ws) < 2 {
+		return ws
+	}
+	n := make(map[string]int, len(ws))
+	var out []string
+	for _, w := range ws {
+		if n[w] == 0 {
+			out = append(out, w)
+		}
+		n[w]++
+	}
+	for i, w := range out {
+		if n[w] > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", w, n[w])
+		}
+	}
+	return out
 }

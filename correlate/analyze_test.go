@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,5 +260,13 @@ func TestDefaultStepsSameAsFastPath(t *testing.T) {
 		if string(ja) != string(jb) {
 			t.Fatalf("results differ:\n%s\n%s", ja, jb)
 		}
+	}
+}
+
+func TestCollapseWarnings(t *testing.T) {
+	got := collapse([]string{"skew a", "skew b", "skew a", "skew a"})
+	want := []string{"skew a (3 times)", "skew b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("collapse = %q, want %q", got, want)
 	}
 }
