@@ -16,8 +16,8 @@ import (
 const (
 	nezhaAC1Floor     = 0.75
 	nezhaAC3Floor     = 0.85
-	simAC1Floor       = 0.625
-	simOriginAccFloor = 0.85
+	simAC1Floor       = 0.875
+	simOriginAccFloor = 0.9
 )
 
 // TestNezhaAccuracy runs the whole pipeline (ingest, store, correlate,
