@@ -11,7 +11,7 @@ mkdir -p "$work"
 echo "== Go benchmarks"
 # micro-benchmarks need many iterations; the whole-store ones a few
 go test -run '^$' -bench . ./patterns ./correlate/
-go test -run '^$' -bench . -benchtime 3x ./ingest ./web ./sim ./store/sqlite
+go test -run '^$' -bench . -benchtime 3x ./ingest ./web ./sim ./store/sqlite ./rootcause
 
 echo "== whole pipeline on a simulated incident (work dir $work)"
 go build -o "$work/analyze" ./cmd/analyze
