@@ -51,10 +51,15 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 		recs = recs[:limit]
 	}
 	res := AnalyzeRecords(recs, opts)
-	if ws, ok := st.(WindowStore); ok && res.lead != nil {
-		followBreaker(ctx, ws, res, opts)
+	if ws, ok := st.(WindowStore); ok {
+		if res.lead != nil {
+			followBreaker(ctx, ws, res, opts)
+		}
+		if res.caller != nil && res.Suspect != nil {
+			blameTroubledCaller(ctx, ws, res)
+		}
 	}
-	res.lead = nil
+	res.lead, res.caller = nil, nil
 	if capped {
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf("the trace has more than %d records; only %d were analysed", limit, limit))

@@ -77,6 +77,7 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s (e.g. trace %s)",
 				lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, tr.example)
 			res.Suspect.Service = tr.suspect
+			res.caller = tr.caller
 		}
 		if a := tr.alias; a != "" && a != res.Suspect.Service && sameService(a, res.Suspect.Service) {
 			res.Suspect.Reason += fmt.Sprintf("; calls to %s name it %s", res.Suspect.Service, a)
@@ -105,6 +106,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	var order []string
 	examples := map[string]schema.TraceID{}
 	leads := map[string]*breakerLead{}
+	callers := map[string]*silentCaller{}
 	total := 0
 	for _, h := range hits {
 		if total == breakerTraces {
@@ -133,7 +135,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			// One dependency under two names (a breaker's short name and
 			// the peer's service name): count it once, by the longer name.
 			if len(s) > len(order[k]) {
-				votes[s], examples[s], leads[s] = votes[order[k]], examples[order[k]], leads[order[k]]
+				votes[s], examples[s], leads[s], callers[s] = votes[order[k]], examples[order[k]], leads[order[k]], callers[order[k]]
 				delete(votes, order[k])
 				order[k] = s
 			} else {
@@ -144,6 +146,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			order = append(order, s)
 			examples[s] = h.id
 			leads[s] = r.lead
+			callers[s] = r.caller
 		}
 		votes[s]++
 		total++
@@ -159,7 +162,8 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	if best == "" || lead.named && 2*votes[best] <= total {
 		return trip{alias: alias}
 	}
-	return trip{suspect: best, votes: votes[best], of: total, example: examples[best], next: leads[best], alias: alias}
+	return trip{suspect: best, votes: votes[best], of: total, example: examples[best], next: leads[best],
+		caller: callers[best], alias: alias}
 }
 
 // trip is what the traces that tripped a breaker say.
@@ -168,7 +172,8 @@ type trip struct {
 	votes   int    // traces naming suspect
 	of      int    // traces that named a suspect
 	example schema.TraceID
-	next    *breakerLead // suspect's own lead, when it is a silent dependency again
+	next    *breakerLead  // suspect's own lead, when it is a silent dependency again
+	caller  *silentCaller // whose failed call named suspect, when it was silent
 	// alias is the dependency's name in the instrumentation of calls to
 	// it (peer.service, a URL's host), when that differs from the lead's.
 	alias string

@@ -120,7 +120,8 @@ func memoryKind(l *lowered) schema.Kind {
 	case l.has("gc overhead", "gc pause", "long gc", "gc took", "pause young", "pause full",
 		"full gc", "stop-the-world", "stop the world", "gc (allocation failure)",
 		"jvm pause", "jvmpause", "detected pause", "pause of approximately", "[gc][", "garbage collect", "memory pressure",
-		"heap usage", "heap is", "high heap", "gc overhead limit", "gc_pause"):
+		"heap usage", "heap is", "high heap", "gc overhead limit", "gc_pause", "gc pressure",
+		"heap used", "event loop blocked", "event loop lag", "eventloop lag", "event-loop lag"):
 		return schema.KindResourceGC
 	}
 	return ""

@@ -119,6 +119,8 @@ func TestClassifySignals(t *testing.T) {
 		{warnLog(`[GC (Allocation Failure) [PSYoungGen: 1398144K->1398144K(1398272K)], 1.8522941 secs]`), schema.KindResourceGC},
 		{warnLog(`[gc][young][1288][47] duration [2.1s], collections [1]/[2.3s], total [2.1s]/[11.2s]`), schema.KindResourceGC},
 		{warnLog(`GC pause (G1 Evacuation Pause) (young) 1250M->1180M(1300M), 0.9123 secs`), schema.KindResourceGC},
+		{warnLog(`event loop blocked for 1447ms (possible GC pressure)`), schema.KindResourceGC},
+		{warnLog(`heap used 1.81 GB of 2.00 GB`), schema.KindResourceGC},
 		{warnLog(`HikariPool-1 - Thread starvation or clock leap detected (housekeeper delta=1m2s).`), schema.KindDBPoolExhaustion},
 		{warnLog(`seat hold failed, retrying (attempt 2/3)`), schema.KindTransient},
 		{warnLog(`slow query: SELECT * FROM orders took 4200ms`), schema.KindLatency},

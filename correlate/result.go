@@ -41,6 +41,16 @@ type Result struct {
 	// fastOnly is set when Options.suspectFrom names a service that only
 	// failed fast (its own breaker open) or not at all in this trace.
 	fastOnly bool
+	// caller is set when the suspect is a callee silent in the trace:
+	// the service whose failure named it, and when.
+	caller *silentCaller
+}
+
+// silentCaller is the service whose failed call named a suspect that left
+// no record of its own, and the time of that failure.
+type silentCaller struct {
+	svc string
+	at  time.Time
 }
 
 // Failure is one error or failure signal of a trace as incident analysis

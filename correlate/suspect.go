@@ -124,6 +124,9 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		if isFastFailure(e.class) {
 			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur), named: true}
 		}
+		if ti < 0 {
+			t.res.caller = &silentCaller{svc: name, at: t.eventAt(cur)}
+		}
 		return &Suspect{Service: tgt, Kind: e.class}, -1
 	}
 	return ownSuspect(t, cur, why), -1
