@@ -107,6 +107,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	examples := map[string]schema.TraceID{}
 	leads := map[string]*breakerLead{}
 	callers := map[string]*silentCaller{}
+	usualSigs := map[schema.Signature]bool{}
 	total := 0
 	for _, h := range hits {
 		if total == breakerTraces {
@@ -125,10 +126,21 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
 			continue
 		}
-		if len(r.Cascade) == 0 && sameService(h.from, lead.dep) && sameService(r.Suspect.Service, lead.dep) {
-			// The dependency failed, but no caller did: an error it logs
-			// while still answering does not trip its callers' breakers.
-			continue
+		if sameService(h.from, lead.dep) && sameService(r.Suspect.Service, lead.dep) && r.Origin != nil {
+			if len(r.Cascade) == 0 {
+				// The dependency failed, but no caller did: an error it logs
+				// while still answering does not trip its callers' breakers.
+				continue
+			}
+			if isWeak(r.Origin.Class) {
+				usual, err := usualError(ctx, st, lead.dep, r.Origin.Signature, lead.at, usualSigs)
+				if err != nil {
+					return trip{err: err}
+				}
+				if usual {
+					continue // an error it logs all day did not trip the breaker now
+				}
+			}
 		}
 		s := r.Suspect.Service
 		if k := slices.IndexFunc(order, func(o string) bool { return sameService(o, s) }); k >= 0 && order[k] != s {
@@ -295,4 +307,83 @@ func firstLabel(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Limits of telling a dependency's usual errors from new ones.
+const (
+	// usualBefore is the stretch before the breaker's lookback in which
+	// an error's usual rate is measured.
+	usualBefore = time.Hour
+	// usualScan caps the records read per stretch.
+	usualScan = 2000
+)
+
+// usualError reports whether svc logged errors of signature sig in the
+// breaker's lookback before at no more often than in the hour before
+// that: the noise a service always makes, not what tripped a breaker now.
+// Answers are cached in seen.
+func usualError(ctx context.Context, st WindowStore, svc string, sig schema.Signature, at time.Time,
+	seen map[schema.Signature]bool) (bool, error) {
+	if sig == "" {
+		return false, nil
+	}
+	if u, ok := seen[sig]; ok {
+		return u, nil
+	}
+	count := func(from, to time.Time) (int, time.Duration, error) {
+		q := schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: usualScan}
+		n := 0
+		var seen coverage
+		for r, err := range st.WindowRecords(ctx, q) {
+			if err != nil {
+				return 0, 0, err
+			}
+			seen.add(r.Time)
+			if signatureOf(&r) == sig {
+				n++
+			}
+		}
+		return n, seen.covered(from, to, usualScan), nil
+	}
+	recent, rd, err := count(at.Add(-breakerLookback), at)
+	if err != nil {
+		return false, err
+	}
+	earlier, ed, err := count(at.Add(-breakerLookback-usualBefore), at.Add(-breakerLookback))
+	if err != nil {
+		return false, err
+	}
+	perMin := func(n int, d time.Duration) float64 { return float64(n) / max(d.Minutes(), 1) }
+	usual := earlier > 0 && perMin(recent, rd) < 3*perMin(earlier, ed)
+	seen[sig] = usual
+	return usual, nil
+}
+
+// coverage tracks the records read of a stretch, to tell how much of it they
+// cover: from the first record (a store may hold nothing earlier) to the
+// end, or to the last record when a read limit cut it short.
+type coverage struct {
+	first, last time.Time
+	n           int
+}
+
+func (s *coverage) add(t time.Time) {
+	if s.n == 0 || t.Before(s.first) {
+		s.first = t
+	}
+	if s.n == 0 || t.After(s.last) {
+		s.last = t
+	}
+	s.n++
+}
+
+func (s *coverage) covered(from, to time.Time, limit int) time.Duration {
+	if s.n == 0 {
+		return to.Sub(from)
+	}
+	end := to
+	if s.n >= limit {
+		end = s.last
+	}
+	return end.Sub(s.first)
 }

@@ -186,3 +186,39 @@ func TestAnalyzeBreakerIgnoresErrorsNoCallerFelt(t *testing.T) {
 		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
 	}
 }
+
+// TestAnalyzeBreakerIgnoresUsualErrors: session has rejected expired
+// tokens all hour, a caller failing with it each time; those did not trip
+// gateway's breaker just now, the calls failing on payment did.
+func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
+	st := &windowStore{}
+	const open = 4_000_000 // ms after the epoch: an hour of history before
+	usual := func(id string, ms int) []schema.Record {
+		return inTrace(id,
+			logAt("", "session", ms, schema.SeverityError, "token validation failed: jwt expired"),
+			logAt("", "gateway", ms+9, schema.SeverityError, "GET /profile failed: 401 Unauthorized from session"))
+	}
+	for k := range 60 { // one a minute, all hour, as in the last two minutes
+		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 300+k), open-3_600_000+k*60_000)...)
+	}
+	for k := range 2 {
+		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 400+k), open-20_000+k*1000)...)
+	}
+	for k := range 2 {
+		ms := open - 60_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 200+k),
+			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
+			logAt("", "session", ms+5, schema.SeverityError,
+				"request to payment failed: unexpected status 500 Internal Server Error from payment"),
+			logAt("", "gateway", ms+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call session: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "session"})...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "payment" {
+		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
+	}
+}

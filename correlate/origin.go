@@ -89,18 +89,21 @@ func (t *Trace) signature(i int32) schema.Signature {
 	r := t.rec(i)
 	f := t.ents[i].fail
 	if f < 0 {
-		if r.Signature != "" {
-			return r.Signature
-		}
-		return patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
+		return signatureOf(r)
 	}
 	if t.fails[f].sig == "" {
-		t.fails[f].sig = r.Signature
-		if t.fails[f].sig == "" {
-			t.fails[f].sig = patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
-		}
+		t.fails[f].sig = signatureOf(r)
 	}
 	return t.fails[f].sig
+}
+
+// signatureOf is the record's own signature, else the hash of its masked
+// message.
+func signatureOf(r *schema.Record) schema.Signature {
+	if r.Signature != "" {
+		return r.Signature
+	}
+	return patterns.SignatureOf(r.Service, patterns.Mask(messageOf(r)))
 }
 
 // messageOf is a record's text: a log's body; a span's error message, else

@@ -58,21 +58,18 @@ func blameTroubledCaller(ctx context.Context, st WindowStore, res *Result) {
 // troubleLines counts svc's warnings and errors in [from, to) that tell of
 // its own process in trouble (GC pressure, memory exhausted), with the
 // kind most of them have, one of their messages, and how much of the
-// stretch was read (less than all when troubleScan lines came first).
+// stretch the lines read cover (see coverage).
 func troubleLines(ctx context.Context, st WindowStore, svc string, from, to time.Time) (int, schema.Kind, string, time.Duration, error) {
 	q := schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: troubleScan}
 	counts := map[schema.Kind]int{}
 	samples := map[schema.Kind]string{}
-	n, read := 0, 0
-	last := from
+	n := 0
+	var seen coverage
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return 0, "", "", 0, err
 		}
-		read++
-		if r.Time.After(last) {
-			last = r.Time
-		}
+		seen.add(r.Time)
 		if r.Type != schema.TypeLog {
 			continue
 		}
@@ -89,9 +86,5 @@ func troubleLines(ctx context.Context, st WindowStore, svc string, from, to time
 	if counts[schema.KindOOM] > counts[kind] {
 		kind = schema.KindOOM
 	}
-	covered := to.Sub(from)
-	if read >= troubleScan {
-		covered = last.Sub(from)
-	}
-	return n, kind, samples[kind], covered, nil
+	return n, kind, samples[kind], seen.covered(from, to, troubleScan), nil
 }
