@@ -27,9 +27,20 @@ func Classify(r *schema.Record) schema.Kind {
 
 // ClassifyTarget is Classify that also names the dependency the record's
 // attributes or text point at, as written (lowercase, not resolved to a
-// service of any trace), or "" when it names none.
+// service of any trace), or "" when it names none. A warning that tells of
+// no failure kind still names the dependency it is about ("using fallback
+// for ads-svc").
 func ClassifyTarget(r *schema.Record) (schema.Kind, string) {
-	return classifyWithHint(r, true)
+	k, hint := classifyWithHint(r, true)
+	if k == "" && !r.IsError() && r.Severity >= schema.SeverityWarn {
+		if hint = hintFromAttrs(r); hint == "" {
+			var buf [textCap]byte
+			var l lowered
+			l.init(buf[:], r)
+			hint = hintFromText(&l)
+		}
+	}
+	return k, hint
 }
 
 // classifyWithHint is Classify that also names the callee the record's
@@ -156,7 +167,7 @@ func resilienceKind(l *lowered) schema.Kind {
 		"circuitbreaker is open", "breaker is open", "circuit is open", "circuit open",
 		"breaker open", "brokencircuitexception", "open state", "circuit breaker open",
 		"hystrixruntimeexception: short") ||
-		(l.has("circuit") && l.has("is open", "' is open", "\" is open", "state open", "opened")):
+		(l.has("circuit") && l.has("is open", "' is open", "\" is open", "state open", "opened", " to open", "-> open")):
 		return schema.KindCircuitOpen
 	case l.has("bulkheadfullexception", "bulkhead", "could not acquire a semaphore",
 		"rejectedexecutionexception", "thread pool is exhausted", "threadpool is exhausted",

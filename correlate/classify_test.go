@@ -120,6 +120,7 @@ func TestClassifySignals(t *testing.T) {
 		{warnLog(`[gc][young][1288][47] duration [2.1s], collections [1]/[2.3s], total [2.1s]/[11.2s]`), schema.KindResourceGC},
 		{warnLog(`GC pause (G1 Evacuation Pause) (young) 1250M->1180M(1300M), 0.9123 secs`), schema.KindResourceGC},
 		{warnLog(`event loop blocked for 1447ms (possible GC pressure)`), schema.KindResourceGC},
+		{warnLog(`circuit breaker "ads" state changed from closed to open`), schema.KindCircuitOpen},
 		{warnLog(`heap used 1.81 GB of 2.00 GB`), schema.KindResourceGC},
 		{warnLog(`HikariPool-1 - Thread starvation or clock leap detected (housekeeper delta=1m2s).`), schema.KindDBPoolExhaustion},
 		{warnLog(`seat hold failed, retrying (attempt 2/3)`), schema.KindTransient},
@@ -225,4 +226,15 @@ func lowerOf(r *schema.Record) *lowered {
 	l := &lowered{}
 	l.init(buf[:], r)
 	return l
+}
+
+func TestClassifyTargetOfAWarning(t *testing.T) {
+	k, target := ClassifyTarget(warnLog(`request to ads-svc served from the local cache`))
+	if k != "" || target != "ads-svc" {
+		t.Errorf("ClassifyTarget = %q, %q; want no kind and ads-svc", k, target)
+	}
+	k, target = ClassifyTarget(warnLog(`circuit breaker "ads" state changed from half_open to open`))
+	if k != schema.KindCircuitOpen || target != "ads" {
+		t.Errorf("ClassifyTarget = %q, %q; want circuit-open and ads", k, target)
+	}
 }

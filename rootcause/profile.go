@@ -85,7 +85,7 @@ type templateStat struct {
 	// kind is the failure class of its first record; "" for no failure.
 	kind schema.Kind
 	// answered is set when that record tells of a dependency it names
-	// answering with failure (a 429, a 5xx).
+	// answering with failure (a 429, a 5xx), or warns about one.
 	answered bool
 }
 
@@ -157,10 +157,11 @@ func (p *period) add(r *schema.Record, buckets int) {
 		if isErr || r.Severity >= schema.SeverityWarn {
 			var target string
 			ts.kind, target = correlate.ClassifyTarget(r)
-			// A callee answering with failure (throttling us, a 5xx)
-			// is the callee's failure when the line names it.
-			ts.answered = (ts.kind == schema.KindRateLimit || ts.kind == schema.KindTransient) &&
-				target != "" && !strings.EqualFold(target, r.Service)
+			// A callee answering with failure (throttling us, a 5xx),
+			// and a warning about a callee (a fallback taken for it),
+			// are the callee's trouble when the line names it.
+			about := ts.kind == schema.KindRateLimit || ts.kind == schema.KindTransient || ts.kind == "" && !isErr
+			ts.answered = about && target != "" && !strings.EqualFold(target, r.Service)
 		}
 		if ts.signature == "" {
 			ts.signature = patterns.SignatureOf(r.Service, tmpl)
