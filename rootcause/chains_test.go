@@ -179,3 +179,28 @@ func TestAnsweredFailuresAreNotOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestTroubledCallerKeepsItsVotes: a service whose GC pressure began
+// before its calls to a dependency failed keeps the votes of those
+// failures; with the same pressure in the baseline, they go to the
+// dependency.
+func TestTroubledCallerKeepsItsVotes(t *testing.T) {
+	w, b := newPeriod(t0.Add(time.Hour), t0.Add(2*time.Hour)), newPeriod(t0, t0.Add(time.Hour))
+	gc := func(p *period, at time.Time) {
+		r := schema.Record{Type: schema.TypeLog, Time: at, Service: "shipping", Severity: schema.SeverityWarn,
+			Body: "memory pressure: GC stalled the process for 900ms"}
+		p.add(&r, 0)
+	}
+	for i := range 10 {
+		gc(w, t0.Add(time.Hour+time.Duration(i)*time.Minute))
+	}
+	if tr := troubleOf(w, b, "shipping"); tr == nil || tr.kind != schema.KindResourceGC {
+		t.Fatalf("troubleOf = %+v, want resource-gc trouble", tr)
+	}
+	for i := range 10 {
+		gc(b, t0.Add(time.Duration(i)*time.Minute))
+	}
+	if tr := troubleOf(w, b, "shipping"); tr != nil {
+		t.Errorf("troubleOf = %+v, want none: the baseline paused as often", tr)
+	}
+}

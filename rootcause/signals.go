@@ -91,6 +91,10 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 		reason += fmt.Sprintf("; its refused connections name %s, which kept serving as usual",
 			joinCut(sortedKeys(sv.discredited), 3))
 	}
+	if len(sv.paused) > 0 {
+		reason += fmt.Sprintf("; its failed calls to %s came while it was itself short of memory or pausing for GC",
+			joinCut(sortedKeys(sv.paused), 3))
+	}
 	s.add("trace_origin", wTraceOrigin*share, reason)
 }
 

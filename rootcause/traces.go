@@ -29,11 +29,14 @@ type serviceVotes struct {
 	// discredited counts the services its refused connections named that
 	// kept serving as usual.
 	discredited map[string]int
-	kinds       map[schema.Kind]int
-	sigs        map[schema.Signature]*sigVote
-	examples    []example
-	entries     map[string]int
-	first       time.Time
+	// paused counts the services its failed calls named while it was
+	// itself pausing for GC or short of memory.
+	paused   map[string]int
+	kinds    map[schema.Kind]int
+	sigs     map[schema.Signature]*sigVote
+	examples []example
+	entries  map[string]int
+	first    time.Time
 }
 
 type sigVote struct {
@@ -50,7 +53,7 @@ type example struct {
 func (tv *traceVotes) service(name string) *serviceVotes {
 	sv := tv.services[name]
 	if sv == nil {
-		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, kinds: map[schema.Kind]int{},
+		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, paused: map[string]int{}, kinds: map[schema.Kind]int{},
 			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}}
 		tv.services[name] = sv
 	}
@@ -108,6 +111,26 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 	}
 	resolveNames(votes, w, b, tv)
+	// A service pausing for GC or running out of memory fails its own
+	// calls: when that trouble is new and began no later than its failed
+	// call, the call's failure is its own, not its dependency's.
+	troubled := map[string]*trouble{}
+	for i := range votes {
+		v := &votes[i]
+		o := v.origin.Service
+		if v.target == o || !pointerKind(v.kind) {
+			continue
+		}
+		tr, ok := troubled[o]
+		if !ok {
+			tr = troubleOf(w, b, o)
+			troubled[o] = tr
+		}
+		if tr != nil && !tr.first.After(v.origin.Timestamp) {
+			v.paused = v.target
+			v.target, v.kind = o, tr.kind
+		}
+	}
 	// A refused connection says the callee could not be reached; a callee
 	// that kept serving as usual contradicts it, and the failure is on the
 	// caller's side of the call. (Timeouts and open breakers speak of the
@@ -139,6 +162,9 @@ type vote struct {
 	// discredited is the service the origin pointed at, when that service
 	// kept serving as usual: the failure is then the origin's own.
 	discredited string
+	// paused is the service the origin pointed at, when the origin was
+	// itself in trouble (GC, memory) first: the failure is its own.
+	paused string
 }
 
 func newVote(res *correlate.Result, entry string, weight float64) vote {
@@ -256,6 +282,9 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	}
 	if v.discredited != "" {
 		sv.discredited[v.discredited]++
+	}
+	if v.paused != "" {
+		sv.paused[v.paused]++
 	}
 	tv.service(o.Service).origin++
 	if target == o.Service {
@@ -428,6 +457,59 @@ func (p *period) calleesOf(svc string) []string {
 	}
 	return sortedKeys(set)
 }
+
+// pointerKind reports whether a failure of this kind blames the callee it
+// names: a symptom (timeout, open breaker, ...) or the callee's answer.
+func pointerKind(k schema.Kind) bool {
+	return k.PointsElsewhere() || k == schema.KindTransient || k == schema.KindRateLimit
+}
+
+// trouble is a service's own resource trouble in the window: the kind
+// (resource-gc or oom) and when it began.
+type trouble struct {
+	kind  schema.Kind
+	first time.Time
+}
+
+// troubleOf returns svc's resource trouble in the window when it is new:
+// at least troubleLines lines of GC pressure or memory exhaustion, at
+// three times the baseline's rate or more; nil otherwise.
+func troubleOf(w, b *period, svc string) *trouble {
+	ws := w.services[svc]
+	if ws == nil {
+		return nil
+	}
+	var out *trouble
+	n := 0
+	for _, ts := range ws.templates {
+		if ts.kind != schema.KindResourceGC && ts.kind != schema.KindOOM {
+			continue
+		}
+		n += ts.count
+		if out == nil || ts.first.Before(out.first) {
+			out = &trouble{kind: ts.kind, first: ts.first}
+		}
+	}
+	if n < troubleLines {
+		return nil
+	}
+	nb := 0
+	if bs := b.services[svc]; bs != nil {
+		for _, ts := range bs.templates {
+			if ts.kind == schema.KindResourceGC || ts.kind == schema.KindOOM {
+				nb += ts.count
+			}
+		}
+	}
+	if b.records > 0 && float64(n)/w.minutes() < 3*float64(nb)/b.minutes() {
+		return nil
+	}
+	return out
+}
+
+// troubleLines is the least resource-trouble lines that make a service
+// troubled.
+const troubleLines = 3
 
 // known reports whether svc left records of its own or was called in
 // either period.
