@@ -79,6 +79,32 @@ func TestPointerChains(t *testing.T) {
 			return nil
 		},
 		from: "user", to: "idp",
+	}, {
+		name: "a few new failures of its own beside its breaker's many refusals leave it blind",
+		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
+			mkVotes(150, "user", "user", schema.KindCircuitOpen, 1),
+			mkVotes(2, "user", "user", schema.KindTransient, 1),
+			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
+		callees: func(s string) []string {
+			if s == "user" {
+				return []string{"idp"}
+			}
+			return nil
+		},
+		from: "user", to: "idp",
+	}, {
+		name: "as many new failures of its own as refusals: not blind",
+		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
+			mkVotes(20, "user", "user", schema.KindCircuitOpen, 1),
+			mkVotes(20, "user", "user", schema.KindTransient, 1),
+			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
+		callees: func(s string) []string {
+			if s == "user" {
+				return []string{"idp"}
+			}
+			return nil
+		},
+		from: "user",
 	}}
 	for _, c := range cases {
 		callees, steady := c.callees, c.steady

@@ -191,14 +191,14 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
 	involved := map[string]int{}           // votes a service is the origin or the target of
-	blind := map[string]bool{}             // services with open breakers that named nothing
+	blind := map[string]int{}              // votes of open breakers that named nothing, by their service
 	for _, v := range votes {
 		involved[v.origin.Service]++
 		if v.target != v.origin.Service {
 			involved[v.target]++
 		}
 		if v.target == v.origin.Service && (v.kind == schema.KindCircuitOpen || v.kind == schema.KindBulkheadFull) {
-			blind[v.target] = true
+			blind[v.target]++
 		}
 		if v.target == v.origin.Service && v.kind.PointsElsewhere() {
 			// A symptom (an open breaker, a timeout) whose dependency the
@@ -231,10 +231,11 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
 			return best
 		}
-		if total < 1 && blind[t] {
-			// Its breaker opened on failures it no longer shows (less
-			// than one new failure of its own points anywhere): the
-			// callee most involved in the window's failing traces.
+		if blind[t] > 0 && total < max(1, blindShare*float64(blind[t])) {
+			// Its breaker opened on failures it no longer shows (its new
+			// failures that point anywhere are few next to its breaker's
+			// refusals): the callee most involved in the window's
+			// failing traces.
 			best = ""
 			for _, c := range callees(t) {
 				if involved[c] > 0 && (best == "" || involved[c] > involved[best]) {
@@ -263,6 +264,11 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 	}
 	return ends
 }
+
+// blindShare is how many of its own new failures, per refusal of its open
+// breaker, leave a service's breaker blind (they are too few to say what
+// tripped it).
+const blindShare = 0.05
 
 func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	o := &v.origin
