@@ -32,6 +32,20 @@
 // stays with the service that logged it: the failure is on its side of the
 // call. Timeouts and open breakers keep pointing: they speak of the
 // callee's quality of service, which an open breaker hides from its records.
+// A caller whose own new trouble (GC pressure, memory exhausted) began
+// before its call failed keeps that vote: a paused process fails its own
+// calls. Names a message gives a dependency are settled against the
+// caller's calls ("geo" for geo-api; spellings that differ only in case
+// and punctuation are one), and records repeated in a trace count once.
+//
+// Votes then follow pointers across traces (pointerChains): when the
+// service a vote points at fails, in its own traces, mostly by pointing at
+// yet another service (its failures weighted by novelty, so the noise it
+// always makes does not count), the vote moves on, unless that one was
+// seen serving as usual. A service whose breaker refuses calls without
+// naming anything, and whose own new failures are few next to the
+// refusals, passes its votes to the callee most involved in the window's
+// failing traces.
 //
 // # Per service: what changed
 //

@@ -111,26 +111,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 	}
 	resolveNames(votes, w, b, tv)
-	// A service pausing for GC or running out of memory fails its own
-	// calls: when that trouble is new and began no later than its failed
-	// call, the call's failure is its own, not its dependency's.
-	troubled := map[string]*trouble{}
-	for i := range votes {
-		v := &votes[i]
-		o := v.origin.Service
-		if v.target == o || !pointerKind(v.kind) {
-			continue
-		}
-		tr, ok := troubled[o]
-		if !ok {
-			tr = troubleOf(w, b, o)
-			troubled[o] = tr
-		}
-		if tr != nil && !tr.first.After(v.origin.Timestamp) {
-			v.paused = v.target
-			v.target, v.kind = o, tr.kind
-		}
-	}
+	keepTroubledVotes(votes, w, b)
 	// A refused connection says the callee could not be reached; a callee
 	// that kept serving as usual contradicts it, and the failure is on the
 	// caller's side of the call. (Timeouts and open breakers speak of the
@@ -462,6 +443,31 @@ func (p *period) calleesOf(svc string) []string {
 		}
 	}
 	return sortedKeys(set)
+}
+
+// keepTroubledVotes gives back to their origin the votes of failed calls
+// made while the origin itself was in trouble: a service pausing for GC or
+// running out of memory fails its own calls, and when that trouble is new
+// and began no later than the call failed, the failure is its own, not
+// its dependency's.
+func keepTroubledVotes(votes []vote, w, b *period) {
+	troubled := map[string]*trouble{}
+	for i := range votes {
+		v := &votes[i]
+		o := v.origin.Service
+		if v.target == o || !pointerKind(v.kind) {
+			continue
+		}
+		tr, ok := troubled[o]
+		if !ok {
+			tr = troubleOf(w, b, o)
+			troubled[o] = tr
+		}
+		if tr != nil && !tr.first.After(v.origin.Timestamp) {
+			v.paused = v.target
+			v.target, v.kind = o, tr.kind
+		}
+	}
 }
 
 // pointerKind reports whether a failure of this kind blames the callee it
