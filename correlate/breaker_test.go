@@ -168,23 +168,7 @@ func TestAnalyzeBreakerIgnoresErrorsNoCallerFelt(t *testing.T) {
 			logAt("", "session", ms, schema.SeverityError, "failed to send audit event: audit-sink returned 413 Payload Too Large"),
 			logAt("", "gateway", ms+20, schema.SeverityInfo, "GET /profile 200"))...)
 	}
-	for k := range 2 {
-		ms := 10_000 + 1000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 200+k),
-			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
-			logAt("", "session", ms+5, schema.SeverityError,
-				"request to payment failed: unexpected status 500 Internal Server Error from payment"),
-			logAt("", "gateway", ms+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
-	}
-	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
-		map[string]string{schema.AttrPeerService: "session"})...)
-	res, err := Analyze(context.Background(), st, openTrace, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Suspect == nil || res.Suspect.Service != "payment" {
-		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
-	}
+	wantPaymentTripped(t, st, 10_000, 40_000)
 }
 
 // TestAnalyzeBreakerIgnoresUsualErrors: session has rejected expired
@@ -204,13 +188,22 @@ func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
 	for k := range 2 {
 		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 400+k), open-20_000+k*1000)...)
 	}
+	wantPaymentTripped(t, st, open-60_000, open)
+}
+
+// wantPaymentTripped adds two traces from ms on in which session failed
+// because payment did (failing gateway with it), then gateway's breaker on
+// session refusing a call at open, and checks that the refused call is
+// blamed on payment.
+func wantPaymentTripped(t *testing.T, st *windowStore, ms, open int) {
+	t.Helper()
 	for k := range 2 {
-		ms := open - 60_000 + 1000*k
+		at := ms + 1000*k
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 200+k),
-			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
-			logAt("", "session", ms+5, schema.SeverityError,
+			logAt("", "payment", at, schema.SeverityError, "NullPointerException: price is null"),
+			logAt("", "session", at+5, schema.SeverityError,
 				"request to payment failed: unexpected status 500 Internal Server Error from payment"),
-			logAt("", "gateway", ms+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
+			logAt("", "gateway", at+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
 	}
 	st.recs = append(st.recs, openBreaker(open, "failed to call session: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "session"})...)

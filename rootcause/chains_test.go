@@ -22,7 +22,12 @@ func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
 }
 
 func noCallees(string) []string { return nil }
-func never(string) bool         { return false }
+
+// calls is a call graph: each service's callees.
+func calls(g map[string][]string) func(string) []string {
+	return func(s string) []string { return g[s] }
+}
+func never(string) bool { return false }
 
 func TestPointerChains(t *testing.T) {
 	join := func(vs ...[]vote) []vote {
@@ -72,39 +77,24 @@ func TestPointerChains(t *testing.T) {
 			mkVotes(30, "user", "user", schema.KindCircuitOpen, 1),
 			mkVotes(1, "user", "cart", schema.KindTransient, 0.1),
 			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: func(s string) []string {
-			if s == "user" {
-				return []string{"cart", "idp"}
-			}
-			return nil
-		},
-		from: "user", to: "idp",
+		callees: calls(map[string][]string{"user": []string{"cart", "idp"}}),
+		from:    "user", to: "idp",
 	}, {
 		name: "a few new failures of its own beside its breaker's many refusals leave it blind",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
 			mkVotes(150, "user", "user", schema.KindCircuitOpen, 1),
 			mkVotes(2, "user", "user", schema.KindTransient, 1),
 			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: func(s string) []string {
-			if s == "user" {
-				return []string{"idp"}
-			}
-			return nil
-		},
-		from: "user", to: "idp",
+		callees: calls(map[string][]string{"user": []string{"idp"}}),
+		from:    "user", to: "idp",
 	}, {
 		name: "as many new failures of its own as refusals: not blind",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
 			mkVotes(20, "user", "user", schema.KindCircuitOpen, 1),
 			mkVotes(20, "user", "user", schema.KindTransient, 1),
 			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: func(s string) []string {
-			if s == "user" {
-				return []string{"idp"}
-			}
-			return nil
-		},
-		from: "user",
+		callees: calls(map[string][]string{"user": []string{"idp"}}),
+		from:    "user",
 	}}
 	for _, c := range cases {
 		callees, steady := c.callees, c.steady
