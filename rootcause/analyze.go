@@ -113,7 +113,11 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 			want = limit * 3 / 4 // about limit, less the rate's ups and downs
 		}
 		if base.n < want && wider.Before(baseFrom) {
-			if base, err = readPeriod(ctx, st, wider, q.From, opt, 0); err != nil {
+			// At most the records a baseline holds: read from the oldest,
+			// they are a sample of what the store has before the window.
+			capped := opt
+			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
+			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0); err != nil {
 				return nil, err
 			}
 		}
