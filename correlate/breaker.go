@@ -309,14 +309,9 @@ func firstLabel(s string) string {
 	return s
 }
 
-// Limits of telling a dependency's usual errors from new ones.
-const (
-	// usualBefore is the stretch before the breaker's lookback in which
-	// an error's usual rate is measured.
-	usualBefore = time.Hour
-	// usualScan caps the records read per stretch.
-	usualScan = 2000
-)
+// usualBefore is the stretch before the breaker's lookback in which a
+// dependency's usual rate of an error is measured.
+const usualBefore = time.Hour
 
 // usualError reports whether svc logged errors of signature sig in the
 // breaker's lookback before at no more often than in the hour before
@@ -330,60 +325,12 @@ func usualError(ctx context.Context, st WindowStore, svc string, sig schema.Sign
 	if u, ok := seen[sig]; ok {
 		return u, nil
 	}
-	count := func(from, to time.Time) (int, time.Duration, error) {
-		q := schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: usualScan}
-		n := 0
-		var seen coverage
-		for r, err := range st.WindowRecords(ctx, q) {
-			if err != nil {
-				return 0, 0, err
-			}
-			seen.add(r.Time)
-			if signatureOf(&r) == sig {
-				n++
-			}
-		}
-		return n, seen.covered(from, to, usualScan), nil
-	}
-	recent, rd, err := count(at.Add(-breakerLookback), at)
+	of := func(r *schema.Record) bool { return signatureOf(r) == sig }
+	rise, err := lineRise(ctx, st, svc, at, breakerLookback, usualBefore, of)
 	if err != nil {
 		return false, err
 	}
-	earlier, ed, err := count(at.Add(-breakerLookback-usualBefore), at.Add(-breakerLookback))
-	if err != nil {
-		return false, err
-	}
-	perMin := func(n int, d time.Duration) float64 { return float64(n) / max(d.Minutes(), 1) }
-	usual := earlier > 0 && perMin(recent, rd) < 3*perMin(earlier, ed)
+	usual := rise.earlier > 0 && !rise.rose()
 	seen[sig] = usual
 	return usual, nil
-}
-
-// coverage tracks the records read of a stretch, to tell how much of it they
-// cover: from the first record (a store may hold nothing earlier) to the
-// end, or to the last record when a read limit cut it short.
-type coverage struct {
-	first, last time.Time
-	n           int
-}
-
-func (s *coverage) add(t time.Time) {
-	if s.n == 0 || t.Before(s.first) {
-		s.first = t
-	}
-	if s.n == 0 || t.After(s.last) {
-		s.last = t
-	}
-	s.n++
-}
-
-func (s *coverage) covered(from, to time.Time, limit int) time.Duration {
-	if s.n == 0 {
-		return to.Sub(from)
-	}
-	end := to
-	if s.n >= limit {
-		end = s.last
-	}
-	return end.Sub(s.first)
 }

@@ -1,0 +1,78 @@
+package correlate
+
+import (
+	"context"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// riseScan caps the warnings and errors read for each stretch of lineRise.
+const riseScan = 2000
+
+// rise compares how often a service logged some warnings or errors just
+// before a moment with how often it did in a longer stretch before that.
+type rise struct {
+	recent, earlier int           // lines counted in each stretch
+	recentLen       time.Duration // the recent stretch
+	earlierLen      time.Duration // the part of the earlier one the store holds
+}
+
+// perMinute is the earlier stretch's rate when recent is false.
+func (r rise) perMinute(recent bool) float64 {
+	if recent {
+		return float64(r.recent) / max(r.recentLen.Minutes(), 1.0/60)
+	}
+	return float64(r.earlier) / max(r.earlierLen.Minutes(), 1)
+}
+
+// rose reports whether the lines came at least three times as often in the
+// recent stretch as before it.
+func (r rise) rose() bool { return r.perMinute(true) >= 3*r.perMinute(false) }
+
+// lineRise counts svc's warnings and errors that match in the recent
+// stretch before at and in the earlier one before that. The earlier rate
+// is over the stretch its lines cover: from the first line read (a store
+// may hold nothing earlier), to its end or to the last line when riseScan
+// cut the read short.
+func lineRise(ctx context.Context, st WindowStore, svc string, at time.Time, recent, earlier time.Duration,
+	match func(*schema.Record) bool) (rise, error) {
+	out := rise{recentLen: recent}
+	var err error
+	if out.recent, _, err = countLines(ctx, st, svc, at.Add(-recent), at, match); err != nil {
+		return out, err
+	}
+	out.earlier, out.earlierLen, err = countLines(ctx, st, svc, at.Add(-recent-earlier), at.Add(-recent), match)
+	return out, err
+}
+
+// countLines counts svc's warnings and errors in [from, to) that match,
+// and how much of the stretch the lines read cover.
+func countLines(ctx context.Context, st WindowStore, svc string, from, to time.Time,
+	match func(*schema.Record) bool) (int, time.Duration, error) {
+	q := schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: riseScan}
+	n, read := 0, 0
+	var first, last time.Time
+	for r, err := range st.WindowRecords(ctx, q) {
+		if err != nil {
+			return 0, 0, err
+		}
+		if read == 0 || r.Time.Before(first) {
+			first = r.Time
+		}
+		if read == 0 || r.Time.After(last) {
+			last = r.Time
+		}
+		read++
+		if match(&r) {
+			n++
+		}
+	}
+	switch {
+	case read == 0:
+		return 0, to.Sub(from), nil
+	case read >= riseScan:
+		return n, last.Sub(first), nil
+	}
+	return n, to.Sub(first), nil
+}
