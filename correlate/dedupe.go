@@ -60,14 +60,17 @@ func isDuplicate(t *Trace, kept []entry, rec int32) bool {
 		if !k.Time.Equal(r.Time) {
 			return false
 		}
-		if sameRecord(k, r) {
+		if SameRecord(k, r) {
 			return true
 		}
 	}
 	return false
 }
 
-func sameRecord(a, b *schema.Record) bool {
+// SameRecord reports whether b repeats a: a record shipped twice has the
+// same type, span, service, severity, text, name, duration and status (and
+// time, which callers compare first).
+func SameRecord(a, b *schema.Record) bool {
 	return a.Type == b.Type && a.SpanID == b.SpanID && a.Service == b.Service &&
 		a.Severity == b.Severity && a.Body == b.Body && a.Name == b.Name &&
 		a.Duration == b.Duration && a.Status == b.Status

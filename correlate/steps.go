@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -69,7 +68,7 @@ func unifyTargets(t *Trace) {
 				short, n = g.target, 1
 				break
 			}
-			if caller[j] == caller[i] && len(alnum(f.target)) >= 2 && strings.HasPrefix(alnum(g.target), alnum(f.target)) && g.target != short {
+			if caller[j] == caller[i] && Abbreviates(f.target, g.target) && g.target != short {
 				short = g.target
 				n++
 			}

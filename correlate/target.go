@@ -224,6 +224,18 @@ func externalName(host string) string {
 	return host
 }
 
+// NameKey is how two spellings of a service's name compare: lowercased,
+// everything but letters and digits dropped ("identity-provider" and
+// "IdentityProvider" are "identityprovider").
+func NameKey(s string) string { return alnum(s) }
+
+// Abbreviates reports whether label is short for name: at least two
+// letters or digits that begin name's ("geo" for geo-api).
+func Abbreviates(label, name string) bool {
+	l := alnum(label)
+	return len(l) >= 2 && strings.HasPrefix(alnum(name), l)
+}
+
 // alnum lowercases s and drops everything but letters and digits.
 func alnum(s string) string {
 	var b strings.Builder

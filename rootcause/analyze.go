@@ -200,7 +200,7 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
 			if !p.Time.Equal(r.Time) {
 				break
 			}
-			if sameRecord(p, r) {
+			if correlate.SameRecord(p, r) {
 				l.dups++
 				return
 			}
@@ -208,14 +208,6 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
 		l.traces.idx[r.TraceID] = append(list, i)
 	}
 	l.p.add(r, buckets)
-}
-
-// sameRecord reports whether b repeats a (as correlate's per-trace dedupe
-// judges it).
-func sameRecord(a, b *schema.Record) bool {
-	return a.Type == b.Type && a.SpanID == b.SpanID && a.Service == b.Service &&
-		a.Severity == b.Severity && a.Body == b.Body && a.Name == b.Name &&
-		a.Duration == b.Duration && a.Status == b.Status
 }
 
 // readPeriod reads a period's records, profiling each as it arrives while

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -416,14 +415,14 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 	}
 	for i := range votes {
 		t := votes[i].target
-		k := alnum(t)
+		k := correlate.NameKey(t)
 		if cur, ok := spelling[k]; !ok || better(t, cur) {
 			spelling[k] = t
 		}
 	}
 	for i := range votes {
 		if v := &votes[i]; !known(w, b, v.target) {
-			v.target = spelling[alnum(v.target)]
+			v.target = spelling[correlate.NameKey(v.target)]
 		}
 	}
 }
@@ -538,13 +537,9 @@ func known(w, b *period, svc string) bool {
 // and punctuation: "geo" for geo-api, "identityprovider" for
 // identity-provider), or "" when none or several do.
 func aliasOf(label string, callees []string) string {
-	l := alnum(label)
-	if len(l) < 2 {
-		return ""
-	}
 	found := ""
 	for _, c := range callees {
-		if strings.HasPrefix(alnum(c), l) && c != found {
+		if correlate.Abbreviates(label, c) && c != found {
 			if found != "" {
 				return ""
 			}
@@ -552,20 +547,6 @@ func aliasOf(label string, callees []string) string {
 		}
 	}
 	return found
-}
-
-// alnum is s lowercased, less everything but letters and digits.
-func alnum(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b = append(b, c)
-		case c >= 'A' && c <= 'Z':
-			b = append(b, c+'a'-'A')
-		}
-	}
-	return string(b)
 }
 
 // novelty is 1 for an error signature the baseline never had, falling to
