@@ -153,7 +153,7 @@ var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion
 // loaded is one period's records with what could be learnt of them one
 // record at a time: the period's profile (less what needs whole traces)
 // and the index of its traces. The records stay in the fixed-size chunks
-// they were read in: record i is chunks[i/chunkLen][i%chunkLen].
+// they were read in: record i < n is chunks[i/chunkLen][i%chunkLen].
 type loaded struct {
 	chunks [][]schema.Record
 	n      int
@@ -216,20 +216,18 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
 // records several times over.
 func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int) (*loaded, error) {
 	l := &loaded{p: newPeriod(from, to)}
-	var cur []schema.Record
 	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 		}
-		if len(cur) == cap(cur) {
-			cur = make([]schema.Record, 0, chunkLen)
-			l.chunks = append(l.chunks, nil)
+		if l.n%chunkLen == 0 {
+			l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
 		}
-		cur = append(cur, r)
-		l.chunks[len(l.chunks)-1] = cur
-		l.visit(int32(l.n), &cur[len(cur)-1], buckets)
+		p := l.at(int32(l.n))
+		*p = r
+		l.visit(int32(l.n), p, buckets)
 		l.n++
 	}
 	return l, nil
