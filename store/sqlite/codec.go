@@ -188,7 +188,7 @@ func (d *decoder) attrs(keep *attrFilter) map[string]string {
 
 // attrFilter is the set of attribute keys a query reads
 // (schema.WindowQuery.Attrs), indexed by length: most keys are rejected by
-// their length or first byte alone, without hashing.
+// their length alone, the rest by a comparison or two, without hashing.
 type attrFilter struct {
 	byLen [64][]string
 	long  []string // keys of 64 bytes or more

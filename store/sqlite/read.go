@@ -40,7 +40,7 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
 	from, to := clampNanos(q.From), clampNanos(q.To)
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
-	return db.query(ctx, what, newAttrFilter(q.Attrs), sqlText, args...)
+	return db.query(ctx, what, q.Attrs, sqlText, args...)
 }
 
 // windowSQL picks the statement whose WHERE clause lets SQLite use the

@@ -32,10 +32,12 @@ type chunk struct {
 	err   error
 }
 
-// query runs a SELECT of selectCols and yields its records; what prefixes
-// any error, which is yielded once.
-func (db *DB) query(ctx context.Context, what string, keep *attrFilter, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
+// query runs a SELECT of selectCols and yields its records, with only the
+// attributes named in attrs (all when nil); what prefixes any error, which
+// is yielded once.
+func (db *DB) query(ctx context.Context, what string, attrs []string, sqlText string, args ...any) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
+		keep := newAttrFilter(attrs) // per iteration: it holds scratch space
 		ctx, cancel := context.WithCancel(ctx)
 		ch := make(chan chunk, scanAhead)
 		go db.produce(ctx, sqlText, args, ch)
