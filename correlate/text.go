@@ -132,6 +132,14 @@ func (l *lowered) index(s string) int {
 // ("status 503", "status code: 503", "HTTP/1.1 503"): the first run of
 // exactly three digits within a few bytes, in 100..599. 0 when none.
 func (l *lowered) statusAfter(words ...string) int {
+	code := 0
+	l.after(words, 14, func(rest string) bool { code = threeDigits(rest); return code != 0 })
+	return code
+}
+
+// after calls f with the n bytes that follow each occurrence of each word,
+// until f returns true; it reports whether one did.
+func (l *lowered) after(words []string, n int, f func(rest string) bool) bool {
 	for _, w := range words {
 		from := 0
 		for {
@@ -140,13 +148,13 @@ func (l *lowered) statusAfter(words ...string) int {
 				break
 			}
 			at := from + i + len(w)
-			if code := threeDigits(l.s[at:min(len(l.s), at+14)]); code != 0 {
-				return code
+			if f(l.s[at:min(len(l.s), at+n)]) {
+				return true
 			}
 			from = at
 		}
 	}
-	return 0
+	return false
 }
 
 func threeDigits(b string) int {
@@ -174,21 +182,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // exceedsDuration finds "exceeded 3000ms" / "exceeded 3s" / "after 3000 ms"
 // style phrases: a word followed by a number and a time unit.
 func (l *lowered) exceedsDuration(words ...string) bool {
-	for _, w := range words {
-		from := 0
-		for {
-			i := strings.Index(l.s[from:], w)
-			if i < 0 {
-				break
-			}
-			at := from + i + len(w)
-			if numberWithUnit(l.s[at:min(len(l.s), at+24)]) {
-				return true
-			}
-			from = at
-		}
-	}
-	return false
+	return l.after(words, 24, numberWithUnit)
 }
 
 func numberWithUnit(b string) bool {

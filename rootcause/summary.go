@@ -27,11 +27,13 @@ func summarize(w *period, cands []Candidate, tv *traceVotes, buckets int) []Serv
 		}
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b ServiceSummary) int { return roleOrder(a.Role) - roleOrder(b.Role) })
+	slices.SortStableFunc(out, func(a, b ServiceSummary) int { return RoleRank(a.Role) - RoleRank(b.Role) })
 	return out
 }
 
-func roleOrder(r string) int {
+// RoleRank orders a service summary's roles as they are shown: origin,
+// then cascade, then the rest.
+func RoleRank(r string) int {
 	switch r {
 	case "origin":
 		return 0

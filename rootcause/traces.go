@@ -406,7 +406,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 			v.target = a
 		}
 	}
-	spelling := map[string]string{}      // alnum -> the spelling that stands for it
+	spelling := map[string]string{}      // NameKey -> the spelling that stands for it
 	better := func(t, cur string) bool { // a known name first, then the most punctuated
 		if kt, kc := known(w, b, t), known(w, b, cur); kt != kc {
 			return kt

@@ -178,7 +178,7 @@ func keepServices(names []string, rep *rootcause.Report, path map[string]bool, r
 		if path[a] != path[b] {
 			return path[a]
 		}
-		if ra, rb := roleRank(roles[a]), roleRank(roles[b]); ra != rb {
+		if ra, rb := rootcause.RoleRank(roles[a]), rootcause.RoleRank(roles[b]); ra != rb {
 			return ra < rb
 		}
 		return errs[a] > errs[b]

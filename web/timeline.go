@@ -58,7 +58,7 @@ func newTimelineView(rep *rootcause.Report, roles map[string]string, max int) ti
 }
 
 func rowLess(a, b rootcause.ServiceSummary, roles map[string]string) bool {
-	ra, rb := roleRank(roles[a.Service]), roleRank(roles[b.Service])
+	ra, rb := rootcause.RoleRank(roles[a.Service]), rootcause.RoleRank(roles[b.Service])
 	if ra != rb {
 		return ra < rb
 	}
@@ -72,16 +72,6 @@ func rowLess(a, b rootcause.ServiceSummary, roles map[string]string) bool {
 		return a.Errors > b.Errors
 	}
 	return a.Service < b.Service
-}
-
-func roleRank(r string) int {
-	switch r {
-	case "origin":
-		return 0
-	case "cascade":
-		return 1
-	}
-	return 2
 }
 
 func newTLRow(s rootcause.ServiceSummary, role string, w rootcause.Window) tlRow {
