@@ -49,17 +49,13 @@ func logfmtValue(s string) (val, rest string, ok bool) {
 		}
 		return s[:i], s[i:], true
 	}
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			v, err := strconv.Unquote(s[:i+1])
-			if err != nil {
-				v = s[1:i]
-			}
-			return v, s[i+1:], true
-		}
+	i := closingQuote(s)
+	if i < 0 {
+		return "", "", false
 	}
-	return "", "", false
+	v, err := strconv.Unquote(s[:i+1])
+	if err != nil {
+		v = s[1:i] // a lenient reader: the text between the quotes
+	}
+	return v, s[i+1:], true
 }

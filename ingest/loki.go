@@ -111,17 +111,27 @@ func quoted(s string) (val, rest string, err error) {
 	if s == "" || s[0] != '"' {
 		return "", "", errBadLabels
 	}
+	i := closingQuote(s)
+	if i < 0 {
+		return "", "", errBadLabels
+	}
+	v, err := strconv.Unquote(s[:i+1])
+	if err != nil {
+		return "", "", errBadLabels
+	}
+	return v, s[i+1:], nil
+}
+
+// closingQuote is the index of the quote that ends the double-quoted
+// string at the start of s (backslash escapes skipped), or -1.
+func closingQuote(s string) int {
 	for i := 1; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
 		case '"':
-			v, err := strconv.Unquote(s[:i+1])
-			if err != nil {
-				return "", "", errBadLabels
-			}
-			return v, s[i+1:], nil
+			return i
 		}
 	}
-	return "", "", errBadLabels
+	return -1
 }
