@@ -21,6 +21,14 @@ func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
 	return out
 }
 
+// withHops gives every vote the hops h.
+func withHops(vs []vote, h ...hop) []vote {
+	for i := range vs {
+		vs[i].hops = h
+	}
+	return vs
+}
+
 func noCallees(string) []string { return nil }
 
 // calls is a call graph: each service's callees.
@@ -95,6 +103,23 @@ func TestPointerChains(t *testing.T) {
 			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
 		callees: calls(map[string][]string{"user": []string{"idp"}}),
 		from:    "user",
+	}, {
+		name: "a service never an origin: where its errors in the traces passing through it lead",
+		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
+			withHops(mkVotes(6, "front", "search", schema.KindDBPoolExhaustion, 1), hop{from: "user", to: "search", weight: 1})),
+		from: "user", to: "search",
+	}, {
+		name: "not when its own trouble shows in those traces",
+		votes: join(mkVotes(100, "front", "ledger", schema.KindCircuitOpen, 1),
+			withHops(mkVotes(6, "front", "fraud", schema.KindTransient, 1), hop{from: "ledger", to: "fraud", weight: 1}),
+			withHops(mkVotes(10, "fraud", "fraud", schema.KindDeterministic, 1), hop{from: "ledger", to: "ledger", weight: 1})),
+		from: "ledger",
+	}, {
+		name: "its own failures as an origin outweigh the traces passing through",
+		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
+			mkVotes(20, "user", "user", schema.KindDeterministic, 1),
+			withHops(mkVotes(30, "front", "search", schema.KindDBPoolExhaustion, 1), hop{from: "user", to: "search", weight: 1})),
+		from: "user",
 	}}
 	for _, c := range cases {
 		callees, steady := c.callees, c.steady

@@ -108,6 +108,10 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	b := bp.get()
 	for i := range votes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
+		for j := range votes[i].hops {
+			h := &votes[i].hops[j]
+			h.weight = novelty(w, b, h.from, h.sig)
+		}
 	}
 	resolveNames(votes, w, b, tv)
 	keepTroubledVotes(votes, w, b)
@@ -145,6 +149,16 @@ type vote struct {
 	// paused is the service the origin pointed at, when the origin was
 	// itself in trouble (GC, memory) first: the failure is its own.
 	paused string
+	// hops are the trace's other errors that point at a dependency: where
+	// the failures of services between the origin and the end led.
+	hops []hop
+}
+
+// hop is one error of a trace's cascade that points at a dependency.
+type hop struct {
+	from, to string
+	sig      schema.Signature
+	weight   float64
 }
 
 func newVote(res *correlate.Result, entry string, weight float64) vote {
@@ -155,6 +169,17 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 	}
 	for _, c := range res.Cascade {
 		v.cascade = append(v.cascade, c.Service)
+	}
+	for _, f := range res.Failures {
+		switch {
+		case f.Service == v.origin.Service:
+		case f.Target == "" || f.Target == f.Service:
+			// Its own trouble (a GC pause, a slow query): the service's
+			// failures may be its own.
+			v.hops = append(v.hops, hop{from: f.Service, to: f.Service, sig: f.Signature})
+		case f.Error && f.Role == "cascade":
+			v.hops = append(v.hops, hop{from: f.Service, to: f.Target, sig: f.Signature})
+		}
 	}
 	return v
 }
@@ -193,6 +218,26 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 		}
 		m[v.target] += v.weight
 		raw[[2]string{v.origin.Service, v.target}]++
+	}
+	// Where the failures of a service that is never a trace's origin lead
+	// shows only in the traces that pass through it.
+	passing := map[string]map[string]float64{}
+	for _, v := range votes {
+		for _, h := range v.hops {
+			if out[h.from] != nil {
+				continue
+			}
+			m := passing[h.from]
+			if m == nil {
+				m = map[string]float64{}
+				passing[h.from] = m
+			}
+			m[h.to] += h.weight
+			raw[[2]string{h.from, h.to}]++
+		}
+	}
+	for svc, m := range passing {
+		out[svc] = m
 	}
 	next := func(t string) string {
 		m := out[t]
