@@ -115,6 +115,19 @@ func TestPointerChains(t *testing.T) {
 			withHops(mkVotes(10, "fraud", "fraud", schema.KindDeterministic, 1), hop{from: "ledger", to: "ledger", weight: 1})),
 		from: "ledger",
 	}, {
+		name: "a service seldom an origin: one trace of its own says nothing, those passing through do",
+		votes: join(mkVotes(100, "front", "inventory", schema.KindCircuitOpen, 1),
+			mkVotes(1, "inventory", "billing", schema.KindCircuitOpen, 1),
+			withHops(mkVotes(6, "front", "ppa", schema.KindDependencyTimeout, 1), hop{from: "inventory", to: "ppa", weight: 1})),
+		from: "inventory", to: "ppa",
+	}, {
+		name: "a few refusals of its breaker beside its own trouble mid-chain do not make it blind",
+		votes: join(mkVotes(100, "front", "recommend", schema.KindCircuitOpen, 1),
+			mkVotes(2, "recommend", "recommend", schema.KindBulkheadFull, 1),
+			withHops(mkVotes(60, "ads", "ads", schema.KindDeterministic, 1), hop{from: "recommend", to: "recommend", weight: 1})),
+		callees: calls(map[string][]string{"recommend": []string{"currency"}}),
+		from:    "recommend",
+	}, {
 		name: "its own failures as an origin outweigh the traces passing through",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
 			mkVotes(20, "user", "user", schema.KindDeterministic, 1),
@@ -243,5 +256,26 @@ func TestTroubledCallerKeepsItsVotes(t *testing.T) {
 	}
 	if tr := troubleOf(w, b, "shipping"); tr != nil {
 		t.Errorf("troubleOf = %+v, want none: the baseline paused as often", tr)
+	}
+}
+
+func TestVoteHops(t *testing.T) {
+	res := &correlate.Result{
+		Origin:  &correlate.Event{Service: "front", Class: schema.KindCircuitOpen},
+		Suspect: &correlate.Suspect{Service: "search", Kind: schema.KindDBPoolExhaustion},
+		Failures: []correlate.Failure{
+			{Service: "front", Class: schema.KindCircuitOpen, Target: "user", Error: true, Role: "origin"},
+			{Service: "user", Class: schema.KindCircuitOpen, Target: "search", Error: true, Role: "cascade"},
+			{Service: "user", Class: schema.KindTransient, Target: "search", Error: false},           // a signal, not an error of the chain
+			{Service: "user", Class: schema.KindCircuitOpen, Error: true, Role: "cascade"},           // names nothing
+			{Service: "user", Class: schema.KindTransient, Error: true},                              // a bare 5xx
+			{Service: "ledger", Class: schema.KindResourceGC, Error: false},                          // its own trouble
+			{Service: "ledger", Class: schema.KindDependencyTimeout, Target: "ledger", Error: false}, // a symptom
+		},
+	}
+	got := newVote(res, "", 1).hops
+	want := []hop{{from: "user", to: "search"}, {from: "ledger", to: "ledger"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("hops = %+v, want %+v", got, want)
 	}
 }

@@ -42,14 +42,14 @@
 // service a vote points at fails, in its own traces, mostly by pointing at
 // yet another service (its failures weighted by novelty, so the noise it
 // always makes does not count), the vote moves on, unless that one was
-// seen serving as usual. A service that is no trace's origin (callers'
-// breakers keep its calls away, or it fails only in the middle of
-// chains) is judged by its records in the traces that pass through it:
-// its errors that point at a dependency, against its own trouble (a GC
-// pause, a slow query). A service whose breaker refuses calls without
+// seen serving as usual. A service whose breaker refuses calls without
 // naming anything, and whose own new failures are few next to the
 // refusals, passes its votes to the callee most involved in the window's
-// failing traces.
+// failing traces. A service that is seldom a trace's origin (callers'
+// breakers keep calls away from it, or it fails only in the middle of
+// chains) is judged by its records in the traces that pass through it:
+// its errors that point at a dependency, against its own trouble (a GC
+// pause, a slow query, a pool timeout).
 //
 // # Per service: what changed
 //

@@ -175,8 +175,11 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 		case f.Service == v.origin.Service:
 		case f.Target == "" || f.Target == f.Service:
 			// Its own trouble (a GC pause, a slow query): the service's
-			// failures may be its own.
-			v.hops = append(v.hops, hop{from: f.Service, to: f.Service, sig: f.Signature})
+			// failures may be its own. A symptom that names nothing (an
+			// open breaker, a timeout, a bare 5xx) says nothing either way.
+			if !f.Class.PointsElsewhere() && f.Class != schema.KindTransient && f.Class != schema.KindUnknown {
+				v.hops = append(v.hops, hop{from: f.Service, to: f.Service, sig: f.Signature})
+			}
 		case f.Error && f.Role == "cascade":
 			v.hops = append(v.hops, hop{from: f.Service, to: f.Target, sig: f.Signature})
 		}
@@ -219,55 +222,58 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 		m[v.target] += v.weight
 		raw[[2]string{v.origin.Service, v.target}]++
 	}
-	// Where the failures of a service that is never a trace's origin lead
-	// shows only in the traces that pass through it.
-	passing := map[string]map[string]float64{}
+	// Where the failures of a service that is seldom a trace's origin lead
+	// shows in the traces that pass through it.
+	passing := map[string]map[string]float64{} // service -> weighted targets of its errors mid-chain
+	rawPassing := map[[2]string]int{}
 	for _, v := range votes {
 		for _, h := range v.hops {
-			if out[h.from] != nil {
-				continue
-			}
 			m := passing[h.from]
 			if m == nil {
 				m = map[string]float64{}
 				passing[h.from] = m
 			}
 			m[h.to] += h.weight
-			raw[[2]string{h.from, h.to}]++
+			rawPassing[[2]string{h.from, h.to}]++
 		}
 	}
-	for svc, m := range passing {
-		out[svc] = m
-	}
-	next := func(t string) string {
-		m := out[t]
-		total := 0.0
-		for _, n := range m {
-			total += n
-		}
-		best := ""
+	// lead is where most of t's weighted failures m point, other than t
+	// itself, when more than one trace says so (one stray trace does not
+	// redirect hundreds) and that service was not seen serving as usual.
+	lead := func(t string, m map[string]float64, raw map[[2]string]int) (best string, total float64, n int) {
 		for _, u := range sortedKeys(m) {
+			total += m[u]
+			n += raw[[2]string{t, u}]
 			if u != t && (best == "" || m[u] > m[best]) {
 				best = u
 			}
 		}
-		// A chain moves a service's votes only on more than one of its own
-		// failures: one stray trace does not redirect hundreds.
 		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
+			return best, total, n
+		}
+		return "", total, n
+	}
+	next := func(t string) string {
+		best, total, n := lead(t, out[t], raw)
+		if best != "" {
 			return best
 		}
-		if blind[t] > 0 && total < max(1, blindShare*float64(blind[t])) {
+		passBest, passTotal, _ := lead(t, passing[t], rawPassing)
+		if blind[t] > 0 && total+passTotal < max(1, blindShare*float64(blind[t])) {
 			// Its breaker opened on failures it no longer shows (its new
-			// failures that point anywhere are few next to its breaker's
-			// refusals): the callee most involved in the window's
-			// failing traces.
-			best = ""
+			// failures are few next to its breaker's refusals): the callee
+			// most involved in the window's failing traces.
 			for _, c := range callees(t) {
 				if involved[c] > 0 && (best == "" || involved[c] > involved[best]) {
 					best = c
 				}
 			}
 			return best
+		}
+		if n < 2 {
+			// Too few traces begin with its failures to say where they
+			// lead: those passing through it say it.
+			return passBest
 		}
 		return ""
 	}
