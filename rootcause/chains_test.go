@@ -279,3 +279,62 @@ func TestVoteHops(t *testing.T) {
 		t.Errorf("hops = %+v, want %+v", got, want)
 	}
 }
+
+// TestFollowedErrorsAreNotOwn: a bare "Internal Server Error" a service
+// logs after its call to a dependency timed out, in most failing traces, is
+// not an error of its own; the same line without a failed call before it is.
+func TestFollowedErrorsAreNotOwn(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		callFail bool
+		own      bool
+	}{
+		{"after a failed call", true, false},
+		{"alone", false, true},
+	} {
+		p := newPeriod(t0, t0.Add(time.Hour))
+		bare := schema.Record{Type: schema.TypeLog, Service: "booking", Severity: schema.SeverityError, Body: "Internal Server Error"}
+		for i := range 10 {
+			at := t0.Add(time.Duration(i) * time.Minute)
+			r := bare
+			r.Time = at.Add(time.Second)
+			p.add(&r, 0)
+			ts := p.services["booking"].templates[templateOf(&r)]
+			res := &correlate.Result{Failures: []correlate.Failure{
+				{Service: "booking", Class: schema.KindTransient, Error: true, Time: r.Time, Signature: ts.signature},
+			}}
+			if c.callFail {
+				res.Failures = append(res.Failures, correlate.Failure{Service: "booking", Class: schema.KindDependencyTimeout,
+					Target: "email-provider", Error: true, Time: at})
+			}
+			p.countAfterCalls(res)
+		}
+		p.markFollowed()
+		sp := p.services["booking"]
+		ts := sp.templates[templateOf(&bare)]
+		if ts.own() != c.own {
+			t.Errorf("%s: own() = %v, want %v", c.name, ts.own(), c.own)
+		}
+		if want := map[bool]int{true: 10, false: 0}[c.own]; sp.ownErrors != want {
+			t.Errorf("%s: ownErrors = %d, want %d", c.name, sp.ownErrors, want)
+		}
+	}
+}
+
+// TestPeerCallTimeIsThePeers: the time a service waits on a call to a peer
+// that left no span of its own is the peer's latency, not the caller's
+// self time.
+func TestPeerCallTimeIsThePeers(t *testing.T) {
+	p := newPeriod(t0, t0.Add(time.Hour))
+	server := schema.Record{Type: schema.TypeSpan, Time: t0, TraceID: "0af7651916cd43dd8448eb211c80319c", SpanID: "b7ad6b7169203331",
+		Service: "booking", Name: "POST /book", Duration: 3100 * time.Millisecond}
+	client := schema.Record{Type: schema.TypeSpan, Time: t0, TraceID: server.TraceID, SpanID: "00f067aa0ba902b7", ParentSpanID: server.SpanID,
+		Service: "booking", Name: "POST", Duration: 3 * time.Second, Attrs: map[string]string{schema.AttrPeerService: "email-provider"}}
+	p.addSelfTimes([]schema.Record{server, client}, nil)
+	if got := p.services["booking"].selfNs; len(got) != 1 || got[0] != float64(100*time.Millisecond) {
+		t.Errorf("booking self times = %v, want only its server span's 100ms", got)
+	}
+	if got := p.services["email-provider"].peerNs; len(got) != 1 || got[0] != float64(3*time.Second) {
+		t.Errorf("email-provider latency seen by callers = %v, want [3s]", got)
+	}
+}

@@ -61,6 +61,14 @@
 // that stopped), and what got slower. A service that logs the same errors
 // all day scores nothing for them.
 //
+// Only a service's own errors count as its own: not those that point at a
+// dependency (a timeout, an open breaker), nor a line saying a named
+// dependency answered with failure, nor a vague error (a bare "500", an
+// error nothing recognises) that in most failing traces came after one of
+// its calls failed. A leaf client span to a peer that left no span of its
+// own (a third-party API, a database) is the peer's latency, not the
+// caller's self time.
+//
 // # Per operation: behaviour
 //
 // A unit of behaviour is one execution of a service's operation (a span;

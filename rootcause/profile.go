@@ -58,6 +58,9 @@ type serviceProfile struct {
 	// ownErrors counts the errors that are its own failures, not symptoms
 	// pointing at a dependency (timeouts, open breakers, refused connections).
 	ownErrors int
+	// followedErrors are its errors taken off ownErrors because they
+	// followed its own failed calls to a dependency (markFollowed).
+	followedErrors int
 	firstErr  time.Time
 	firstOwn  time.Time
 	templates map[string]*templateStat
@@ -87,11 +90,34 @@ type templateStat struct {
 	// answered is set when that record tells of a dependency it names
 	// answering with failure (a 429, a 5xx), or warns about one.
 	answered bool
+	// after counts its errors that came, in a failing trace, after its
+	// service's own failed call to a dependency; followed is set when
+	// most did: a bare "500" answered because a call failed.
+	after    int
+	followed bool
 }
 
 // own reports whether the template's failures are the service's own rather
 // than symptoms pointing at a dependency.
-func (ts *templateStat) own() bool { return !ts.kind.PointsElsewhere() && !ts.answered }
+func (ts *templateStat) own() bool {
+	return !ts.kind.PointsElsewhere() && !ts.answered && !ts.followed
+}
+
+// markFollowed settles which vague error templates (a bare 5xx, an error
+// nothing recognises) mostly followed their service's failed calls, and
+// takes their errors off the service's own.
+func (p *period) markFollowed() {
+	for _, sp := range p.services {
+		for _, ts := range sp.templates {
+			if ts.followed || ts.after*2 <= ts.errors || !ts.own() {
+				continue
+			}
+			ts.followed = true
+			sp.ownErrors -= ts.errors
+			sp.followedErrors += ts.errors
+		}
+	}
+}
 
 func newPeriod(from, to time.Time) *period {
 	return &period{from: from, to: to, services: map[string]*serviceProfile{}}
@@ -222,17 +248,22 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 		if r.Type != schema.TypeSpan || r.Service == "" {
 			continue
 		}
-		self := max(r.Duration-child[r.SpanID], 0)
-		sp := p.service(r.Service)
-		sp.selfNs = append(sp.selfNs, float64(self))
-		if sp.opSelfNs == nil {
-			sp.opSelfNs = map[string][]float64{}
+		peer := ""
+		if child[r.SpanID] == 0 {
+			peer = PeerOf(r)
 		}
-		sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
-		if child[r.SpanID] != 0 {
-			continue
+		if peer == "" || peer == r.Service {
+			// A call to a peer that left no span of its own: its time is
+			// the peer's, not the caller's.
+			self := max(r.Duration-child[r.SpanID], 0)
+			sp := p.service(r.Service)
+			sp.selfNs = append(sp.selfNs, float64(self))
+			if sp.opSelfNs == nil {
+				sp.opSelfNs = map[string][]float64{}
+			}
+			sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
 		}
-		if peer := PeerOf(r); peer != "" && peer != r.Service {
+		if peer != "" && peer != r.Service {
 			if onPeer != nil {
 				onPeer(r.Service, peer, r.IsError())
 			}

@@ -104,7 +104,9 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		}
 		tv.failed++
 		votes = append(votes, newVote(res, entryOf(recs), 0))
+		w.countAfterCalls(res)
 	})
+	w.markFollowed()
 	b := bp.get()
 	for i := range votes {
 		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
@@ -634,7 +636,9 @@ func keptServing(w, b *period, svc string) bool {
 	if rw < rb/2 {
 		return false
 	}
-	ew, eb := float64(ws.ownErrors)/w.minutes(), float64(bs.ownErrors)/b.minutes()
+	// Errors that followed its own failed calls count here: its callers
+	// saw them.
+	ew, eb := float64(ws.ownErrors+ws.followedErrors)/w.minutes(), float64(bs.ownErrors)/b.minutes()
 	if (ew+0.5)/(eb+0.5) >= 2 {
 		return false
 	}
@@ -642,7 +646,7 @@ func keptServing(w, b *period, svc string) bool {
 		return false
 	}
 	for t, ts := range ws.templates {
-		if ts.errors+ts.warns > 0 && ts.own() && bs.templates[t] == nil {
+		if ts.errors+ts.warns > 0 && (ts.own() || ts.followed) && bs.templates[t] == nil {
 			return false
 		}
 	}
@@ -701,4 +705,33 @@ func anyError(recs []schema.Record) bool {
 		}
 	}
 	return false
+}
+
+// countAfterCalls counts, for each service of a failing trace, its vague
+// errors (a bare 5xx, an error nothing recognises) that came after one of
+// its calls to a dependency failed.
+func (p *period) countAfterCalls(res *correlate.Result) {
+	var calls map[string]time.Time // service -> its first failed call
+	for _, f := range res.Failures {
+		if f.Class.PointsElsewhere() && f.Target != "" && f.Target != f.Service {
+			if t, ok := calls[f.Service]; !ok || f.Time.Before(t) {
+				if calls == nil {
+					calls = map[string]time.Time{}
+				}
+				calls[f.Service] = f.Time
+			}
+		}
+	}
+	if calls == nil {
+		return
+	}
+	for _, f := range res.Failures {
+		t, ok := calls[f.Service]
+		if !ok || !f.Error || f.Time.Before(t) || f.Class != schema.KindTransient && f.Class != schema.KindUnknown {
+			continue
+		}
+		if ts := p.bySignature(f.Service, f.Signature); ts != nil {
+			ts.after++
+		}
+	}
 }
