@@ -182,8 +182,10 @@ func TestHintFromText(t *testing.T) {
 }
 
 func TestResolveHint(t *testing.T) {
-	tr := &Trace{}
-	for _, s := range []string{"frontend", "payment-service", "inventory"} {
+	// A client span's error message gives the address behind its peer.
+	tr := &Trace{recs: []schema.Record{{Type: schema.TypeSpan, Service: "frontend", Status: schema.StatusError,
+		Body: "connect ECONNREFUSED 10.1.63.206:8080", Attrs: map[string]string{schema.AttrPeerService: "promotion-service"}}}}
+	for _, s := range []string{"frontend", "payment-service", "inventory", "promotion-service"} {
 		tr.service(s)
 	}
 	cases := []struct{ hint, want string }{
@@ -199,6 +201,7 @@ func TestResolveHint(t *testing.T) {
 		{"flags.internal", "flags"},
 		{"ledger.default.svc.cluster.local", "ledger"},
 		{"10.0.0.1", "10.0.0.1"},
+		{"10.1.63.206", "promotion-service"},
 	}
 	for _, c := range cases {
 		if got := resolveHint(tr, c.hint); got != c.want {

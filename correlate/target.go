@@ -183,7 +183,29 @@ func resolveHint(t *Trace, hint string) string {
 	if best != "" {
 		return best
 	}
+	if isIPv4(hint) {
+		if peer := peerAtAddress(t, hint); peer != "" {
+			return resolveHint(t, peer)
+		}
+	}
 	return externalName(hint)
+}
+
+// peerAtAddress names the peer of a client span of the trace whose error
+// message gives addr ("connect ECONNREFUSED 10.1.63.206:8080" on a span to
+// peer.service promotion): the service behind an address a log line
+// names. "" when no span says.
+func peerAtAddress(t *Trace, addr string) string {
+	for i := range t.recs {
+		r := &t.recs[i]
+		if r.Type != schema.TypeSpan || r.Body == "" || !strings.Contains(r.Body, addr) {
+			continue
+		}
+		if p := hintFromAttrs(r); p != "" && p != addr && !isIPv4(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // externalName names a dependency outside the trace by its host: the
@@ -251,6 +273,10 @@ func alnum(s string) string {
 	}
 	return b.String()
 }
+
+// IsAddress reports whether a name is an IPv4 address rather than a
+// service's or host's name.
+func IsAddress(s string) bool { return isIPv4(s) }
 
 func isIPv4(s string) bool {
 	dots := 0

@@ -338,3 +338,16 @@ func TestPeerCallTimeIsThePeers(t *testing.T) {
 		t.Errorf("email-provider latency seen by callers = %v, want [3s]", got)
 	}
 }
+
+func TestPeerAtAddress(t *testing.T) {
+	p := newPeriod(t0, t0.Add(time.Hour))
+	p.failedCalls = map[string]string{
+		"connect ECONNREFUSED 10.1.63.206:8080": "promotion-service",
+		"dial tcp 10.1.63.20:443: i/o timeout":  "search",
+	}
+	for addr, want := range map[string]string{"10.1.63.206": "promotion-service", "10.1.63.20": "search", "10.1.63.2": "", "1.63.206": ""} {
+		if got := p.peerAt(addr); got != want {
+			t.Errorf("peerAt(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}

@@ -29,7 +29,14 @@ type period struct {
 	// an hour ago, a window whose end has not arrived), and rates must be
 	// per minute of data, not per minute of the clock.
 	active map[int64]struct{}
+	// failedCalls maps the error message of a failed call to a peer that
+	// left no span ("connect ECONNREFUSED 10.1.63.206:8080") to the peer
+	// the span named: what an address in a log line stands for.
+	failedCalls map[string]string
 }
+
+// maxFailedCalls caps period.failedCalls.
+const maxFailedCalls = 1000
 
 // coverSec is the resolution at which a period's coverage is measured.
 const coverSec = 10
@@ -61,9 +68,9 @@ type serviceProfile struct {
 	// followedErrors are its errors taken off ownErrors because they
 	// followed its own failed calls to a dependency (markFollowed).
 	followedErrors int
-	firstErr  time.Time
-	firstOwn  time.Time
-	templates map[string]*templateStat
+	firstErr       time.Time
+	firstOwn       time.Time
+	templates      map[string]*templateStat
 	// selfNs holds the self time (duration less children) of its spans, ns.
 	selfNs []float64
 	// opSelfNs holds the same per operation.
@@ -264,6 +271,12 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
 		}
 		if peer != "" && peer != r.Service {
+			if r.IsError() && r.Body != "" && len(p.failedCalls) < maxFailedCalls {
+				if p.failedCalls == nil {
+					p.failedCalls = map[string]string{}
+				}
+				p.failedCalls[r.Body] = peer
+			}
 			if onPeer != nil {
 				onPeer(r.Service, peer, r.IsError())
 			}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -452,7 +453,11 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		k := [2]string{v.origin.Service, v.target}
 		a, ok := aliases[k]
 		if !ok {
-			a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
+			if correlate.IsAddress(v.target) {
+				a = w.peerAt(v.target)
+			} else {
+				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
+			}
 			aliases[k] = a
 		}
 		if a != "" {
@@ -477,6 +482,47 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		if v := &votes[i]; !known(w, b, v.target) {
 			v.target = spelling[correlate.NameKey(v.target)]
 		}
+	}
+}
+
+// peerAt names the peer behind an address: the one named by a failed
+// call whose error message gives that address, when all such calls agree.
+func (p *period) peerAt(addr string) string {
+	peer := ""
+	for _, msg := range sortedKeys(p.failedCalls) {
+		if !containsAddress(msg, addr) {
+			continue
+		}
+		if q := p.failedCalls[msg]; peer == "" {
+			peer = q
+		} else if q != peer {
+			return ""
+		}
+	}
+	return peer
+}
+
+// containsAddress reports whether msg gives addr whole: not as a part of
+// a longer address (10.1.63.2 in 10.1.63.206).
+func containsAddress(msg, addr string) bool {
+	at := func(k int) byte {
+		if k < 0 || k >= len(msg) {
+			return 0
+		}
+		return msg[k]
+	}
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	for i := 0; ; {
+		j := strings.Index(msg[i:], addr)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(addr)
+		before, after := at(start-1), at(end)
+		if !digit(before) && before != '.' && !digit(after) && !(after == '.' && digit(at(end+1))) {
+			return true
+		}
+		i = start + 1
 	}
 }
 
