@@ -195,9 +195,10 @@ type trip struct {
 // traceHit is a trace in which a dependency failed, when, and the
 // service whose failure to start the suspect walk from.
 type traceHit struct {
-	id   schema.TraceID
-	at   time.Time
-	from string
+	id    schema.TraceID
+	at    time.Time
+	from  string
+	vague bool // a bare 5xx, an error nothing recognises, naming nothing
 }
 
 // trippingTraces lists up to breakerCandidates traces, latest first, in
@@ -210,7 +211,7 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 	seen map[schema.TraceID]bool) ([]traceHit, string, error) {
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
-	hits, alias, err := causeHits(ctx, st, q, lead.dep, seen)
+	hits, alias, err := causeHits(ctx, st, q, lead, seen)
 	// Then every service's failures, the last seconds first: a
 	// dependency that logs nothing shows only in its callers' calls.
 	for _, back := range [...]time.Duration{breakerLookback / 4, breakerLookback} {
@@ -218,7 +219,7 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 			break
 		}
 		q.Service, q.From, q.Limit = "", lead.at.Add(-back), breakerScanAll
-		hits, alias, err = causeHits(ctx, st, q, lead.dep, seen)
+		hits, alias, err = causeHits(ctx, st, q, lead, seen)
 	}
 	if err != nil {
 		return nil, "", err
@@ -239,10 +240,12 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 // causeHits reads the records of q that are failures of service dep, or
 // of calls to it, other than fast failures (an open breaker, a full
 // bulkhead), in traces not yet seen.
-func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep string,
+func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *breakerLead,
 	seen map[schema.TraceID]bool) ([]traceHit, string, error) {
+	dep := lead.dep
 	var hits []traceHit
 	alias := ""
+	fast := map[schema.TraceID]bool{} // traces in which dep failed fast
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return hits, alias, err
@@ -260,6 +263,11 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 			continue
 		}
 		k, hint := classifyWithHint(&r, true)
+		if isFastFailure(k) && sameService(svc, dep) {
+			// Its errors in that trace that name nothing (the 503 it
+			// answered) are the breaker's refusal too.
+			fast[r.TraceID] = true
+		}
 		if isFastFailure(k) || k == "" {
 			continue
 		}
@@ -274,7 +282,13 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, dep st
 		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
 			alias = n // how callers name it: the peer.service, the URL's host
 		}
-		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc})
+		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: (k == schema.KindTransient || k == schema.KindUnknown) && hint == ""})
+	}
+	if !lead.named {
+		// A breaker that names nothing refuses at the service's own door:
+		// the bare errors of the traces where it did so say nothing of
+		// what tripped it.
+		hits = slices.DeleteFunc(hits, func(h traceHit) bool { return h.vague && fast[h.id] })
 	}
 	return hits, alias, nil
 }

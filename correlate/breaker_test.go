@@ -104,6 +104,31 @@ func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
 	}
 }
 
+// TestAnalyzeBlindBreakerSkipsItsOwnRefusals: a breaker that names nothing
+// and has been open a while leaves, in the lookback, mostly traces where
+// it refused (and answered a bare 503); those say nothing of what tripped
+// it, the older trace where its call timed out does.
+func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
+	st := &windowStore{}
+	st.recs = append(st.recs, inTrace(tripTrace,
+		logAt("", "gateway", 5_000, schema.SeverityError,
+			`Get "http://ledger:8080/api": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`))...)
+	for k := range breakerCandidates + 5 {
+		ms := 10_000 + 100*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("1%031x", k),
+			logAt("", "gateway", ms, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "gateway", ms+1, schema.SeverityError, "request completed DELETE /api/v1/cart/8 503 2ms"))...)
+	}
+	st.recs = append(st.recs, openBreaker(20_000, "Error handling request: Breaker is open", nil)...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "ledger" {
+		t.Fatalf("suspect = %+v, want ledger", res.Suspect)
+	}
+}
+
 func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
 	st := &windowStore{}
 	// Only fast failures before: nothing says why the breaker opened, and
