@@ -295,8 +295,8 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *
 
 // sameService reports whether two names denote one service, by the rules
 // of resolveHint: any case, letters and digits only, the first DNS label,
-// or one a prefix of the other of at least four letters
-// ("shipping" and "shipping-service").
+// or one of at least four letters beginning the other, which adds only
+// generic words ("shipping" and "shipping-service"; see samePrefix).
 func sameService(a, b string) bool {
 	if strings.EqualFold(a, b) {
 		return true
@@ -309,11 +309,7 @@ func sameService(a, b string) bool {
 	if na == nb {
 		return true
 	}
-	short, long := na, nb
-	if len(short) > len(long) {
-		short, long = long, short
-	}
-	return len(short) >= 4 && strings.HasPrefix(long, short)
+	return min(len(na), len(nb)) >= 4 && samePrefix(na, nb)
 }
 
 func firstLabel(s string) string {

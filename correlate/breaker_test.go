@@ -157,6 +157,8 @@ func TestSameService(t *testing.T) {
 		{"payment.default.svc.cluster.local", "payment", true},
 		{"api", "api-gateway", false}, // too short to tell
 		{"order", "ledger", false},
+		{"payment", "payment-provider-api", false}, // a service of its own
+		{"fraudScore", "fraud-score-api", true},
 	} {
 		if got := sameService(c.a, c.b); got != c.want {
 			t.Errorf("sameService(%q, %q) = %v, want %v", c.a, c.b, got, c.want)

@@ -210,6 +210,22 @@ func TestResolveHint(t *testing.T) {
 	}
 }
 
+// TestResolveHintKeepsALongerName: a name that begins with a service's
+// name and adds a name of its own is another service.
+func TestResolveHintKeepsALongerName(t *testing.T) {
+	tr := &Trace{}
+	tr.service("payment")
+	for hint, want := range map[string]string{
+		"payment-provider-api": "payment-provider-api",
+		"payment-svc":          "payment",
+		"payment-6b77f24b37":   "payment",
+	} {
+		if got := resolveHint(tr, hint); got != want {
+			t.Errorf("resolveHint(%q) = %q, want %q", hint, got, want)
+		}
+	}
+}
+
 func FuzzClassify(f *testing.F) {
 	f.Add("HikariPool-1 - Connection is not available", "503", "after 3 attempts")
 	f.Add("status 5", "abc", "exceeded 12")

@@ -174,7 +174,7 @@ func resolveHint(t *Trace, hint string) string {
 			return name
 		case ns != "" && (ns == nh || ns == nl):
 			return name
-		case len(ns) >= 4 && (strings.HasPrefix(nl, ns) || strings.HasPrefix(ns, nl) && len(nl) >= 4):
+		case len(ns) >= 4 && len(nl) >= 4 && samePrefix(nl, ns):
 			if len(name) > len(best) {
 				best = name
 			}
@@ -244,6 +244,40 @@ func externalName(host string) string {
 		return l
 	}
 	return host
+}
+
+// samePrefix reports whether two names, letters and digits only, name
+// one service: one begins the other and what the longer adds is generic
+// ("shipping" and "shipping-service", "inventory" and its pod
+// "inventory-7d9f8c-x2x1"), not a name of its own ("payment" and
+// "payment-provider-api" are two services).
+func samePrefix(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	return strings.HasPrefix(a, b) && genericRest(a[len(b):])
+}
+
+// genericRest reports whether the rest of a name after a service's name
+// says nothing of its own: words such as "service", "api", "svc" (any
+// number of them), or an instance suffix with digits (a pod's hash).
+func genericRest(rest string) bool {
+	for rest != "" {
+		if strings.ContainsAny(rest, "0123456789") {
+			return true
+		}
+		found := false
+		for _, w := range [...]string{"service", "svc", "api", "app", "server", "srv", "backend", "web", "http", "grpc", "rpc", "worker", "client"} {
+			if strings.HasPrefix(rest, w) {
+				rest, found = rest[len(w):], true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // NameKey is how two spellings of a service's name compare: lowercased,
