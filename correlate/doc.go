@@ -128,7 +128,11 @@
 // Dependencies outside the trace are named by their host's registered
 // domain ("api.stripe.com" is stripe) or, inside a cluster, by the first
 // label ("payment.default.svc.cluster.local" is payment); a breaker's short
-// name takes the peer.service of a call to the same dependency.
+// name takes the peer.service of a call to the same dependency. A name
+// matches a service whose name begins it only when what it adds is
+// generic ("shipping-service", a pod's hash; not "payment-provider-api"
+// for payment), and an address in a message ("connect ECONNREFUSED
+// 10.1.63.206:8080") takes the peer.service of the span that failed with it.
 //
 // # Open breakers across traces
 //
@@ -143,7 +147,11 @@
 // service's own work (a slow query), and analyses the latest
 // traces they belong to, starting each walk at the dependency's first
 // telling error. A trace where the dependency only failed fast does not
-// count. The suspect becomes the service most of them point at (when the
+// count, unless its fast failure names a dependency of its own (its own
+// breaker open on another service): the walk goes on to that one. For a
+// breaker that names nothing, the bare errors (a 503, an error nothing
+// recognises) of the traces where it refused do not count either. The
+// suspect becomes the service most of them point at (when the
 // breaker named its dependency, only a majority moves it), and the reason
 // quotes the count and an example trace. A breaker behind a breaker is
 // followed the same way, three deep at most. [AnalyzeRecords], which has
