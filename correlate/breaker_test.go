@@ -129,31 +129,6 @@ func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
 	}
 }
 
-// TestAnalyzeFollowsBreakerBehindBreaker: gateway's breaker on review is
-// open; review's own failures before were its breaker on loyalty refusing
-// (naming loyalty) beside noise of its own, and loyalty failed on its own
-// before that.
-func TestAnalyzeFollowsBreakerBehindBreaker(t *testing.T) {
-	st := &windowStore{}
-	st.recs = append(st.recs, inTrace("00000000000000000000000000000003",
-		logAt("", "loyalty", 2_000, schema.SeverityError, "NullPointerException: points is null"))...)
-	for k := range 6 {
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("2%031x", k),
-			logAt("", "review", 10_000+100*k, schema.SeverityError,
-				"Error calling loyalty: CircuitBreakerError: Failures threshold reached, circuit breaker is open"),
-			logAt("", "review", 10_001+100*k, schema.SeverityError, "token validation failed: jwt expired"))...)
-	}
-	st.recs = append(st.recs, openBreaker(20_000, "request to review failed: breaker review: circuit breaker is open",
-		map[string]string{schema.AttrPeerService: "review"})...)
-	res, err := Analyze(context.Background(), st, openTrace, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Suspect == nil || res.Suspect.Service != "loyalty" {
-		t.Fatalf("suspect = %+v, want loyalty", res.Suspect)
-	}
-}
-
 func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
 	st := &windowStore{}
 	// Only fast failures before: nothing says why the breaker opened, and

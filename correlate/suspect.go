@@ -71,24 +71,13 @@ func walkStart(t *Trace, why *[]string) int32 {
 	}
 	if t.opts.suspectFrom != "" {
 		e := firstCause(t, t.opts.suspectFrom)
-		if e < 0 || !telling(t, e) && !namedFastFailure(t, e) {
+		if e < 0 || !telling(t, e) {
 			t.res.fastOnly = true
 			return -1
 		}
 		cur = e
 	}
 	return cur
-}
-
-// namedFastFailure reports whether entry e is a breaker (or bulkhead) of
-// its service refusing a call to a dependency it names: the service fails
-// fast because that dependency failed before, which is where to look next.
-func namedFastFailure(t *Trace, e int32) bool {
-	if !isFastFailure(t.ents[e].class) {
-		return false
-	}
-	tgt, _ := t.hint(e)
-	return tgt != "" && !sameService(tgt, t.svcs[t.ents[e].svc].name)
 }
 
 // suspectStep looks at one error: it either settles the suspect or returns
