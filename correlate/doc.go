@@ -147,9 +147,7 @@
 // service's own work (a slow query), and analyses the latest
 // traces they belong to, starting each walk at the dependency's first
 // telling error. A trace where the dependency only failed fast does not
-// count, unless its fast failure names a dependency of its own (its own
-// breaker open on another service): the walk goes on to that one. For a
-// breaker that names nothing, the bare errors (a 503, an error nothing
+// count. For a breaker that names nothing, the bare errors (a 503, an error nothing
 // recognises) of the traces where it refused do not count either. The
 // suspect becomes the service most of them point at (when the
 // breaker named its dependency, only a majority moves it), and the reason
