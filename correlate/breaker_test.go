@@ -88,20 +88,32 @@ func TestAnalyzeFollowsOpenBreakerToTrippingTraces(t *testing.T) {
 	}
 }
 
-func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
+// ledgerTimedOut is a store where gateway's calls to ledger timed out
+// before its breaker opened.
+func ledgerTimedOut() *windowStore {
 	st := &windowStore{}
-	// gateway's calls to ledger timed out before its breaker opened.
 	st.recs = append(st.recs, inTrace(tripTrace,
 		logAt("", "gateway", 5_000, schema.SeverityError,
 			`Get "http://ledger:8080/api": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`))...)
-	st.recs = append(st.recs, openBreaker(20_000, "upstream call failed: circuit breaker is open", nil)...)
+	return st
+}
+
+// wantSuspect analyses the open breaker's trace and wants the suspect want.
+func wantSuspect(t *testing.T, st *windowStore, want string) {
+	t.Helper()
 	res, err := Analyze(context.Background(), st, openTrace, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Suspect == nil || res.Suspect.Service != "ledger" {
-		t.Fatalf("suspect = %+v, want ledger", res.Suspect)
+	if res.Suspect == nil || res.Suspect.Service != want {
+		t.Fatalf("suspect = %+v, want %s", res.Suspect, want)
 	}
+}
+
+func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
+	st := ledgerTimedOut()
+	st.recs = append(st.recs, openBreaker(20_000, "upstream call failed: circuit breaker is open", nil)...)
+	wantSuspect(t, st, "ledger")
 }
 
 // TestAnalyzeBlindBreakerSkipsItsOwnRefusals: a breaker that names nothing
@@ -109,10 +121,7 @@ func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
 // it refused (and answered a bare 503); those say nothing of what tripped
 // it, the older trace where its call timed out does.
 func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
-	st := &windowStore{}
-	st.recs = append(st.recs, inTrace(tripTrace,
-		logAt("", "gateway", 5_000, schema.SeverityError,
-			`Get "http://ledger:8080/api": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`))...)
+	st := ledgerTimedOut()
 	for k := range breakerCandidates + 5 {
 		ms := 10_000 + 100*k
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("1%031x", k),
@@ -120,13 +129,7 @@ func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
 			logAt("", "gateway", ms+1, schema.SeverityError, "request completed DELETE /api/v1/cart/8 503 2ms"))...)
 	}
 	st.recs = append(st.recs, openBreaker(20_000, "Error handling request: Breaker is open", nil)...)
-	res, err := Analyze(context.Background(), st, openTrace, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Suspect == nil || res.Suspect.Service != "ledger" {
-		t.Fatalf("suspect = %+v, want ledger", res.Suspect)
-	}
+	wantSuspect(t, st, "ledger")
 }
 
 func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
