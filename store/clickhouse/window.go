@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -46,7 +47,13 @@ func (s *Store) windowParts(q schema.WindowQuery) []part {
 	parts := make([]part, len(srcs))
 	for i, src := range srcs {
 		t := timeCond(src, q.From, q.To, false)
-		p := s.selectFrom(src, t.sql, t.args...)
+		var p part
+		if len(q.Attrs) > 0 {
+			sel, args := projectAttrs(src.sel, q.Attrs)
+			p = s.selectFrom(source{table: src.table, sel: sel}, t.sql, append(args, t.args...)...)
+		} else {
+			p = s.selectFrom(src, t.sql, t.args...)
+		}
 		if q.Service != "" {
 			p = and(p, "ServiceName = ?", q.Service)
 		}
@@ -56,4 +63,26 @@ func (s *Store) windowParts(q schema.WindowQuery) []part {
 		parts[i] = p
 	}
 	return parts
+}
+
+// projectAttrs narrows the attribute maps a source selects (Res, Attrs) to
+// the keys of WindowQuery.Attrs and faultline's own keys, so that the
+// server sends only what the reader asked for. It returns the select list
+// and the arguments its placeholders take, in order.
+func projectAttrs(sel string, keys []string) (string, []any) {
+	var args []any
+	for _, alias := range [...]string{"Res", "Attrs"} {
+		end := strings.Index(sel, ") AS "+alias)
+		if end < 0 {
+			continue
+		}
+		start := strings.LastIndex(sel[:end], "CAST(")
+		if start < 0 {
+			continue
+		}
+		expr := sel[start : end+1]
+		sel = sel[:start] + "mapFilter((k, v) -> startsWith(k, '" + extraPrefix + "') OR has(?, k), " + expr + ")" + sel[end+1:]
+		args = append(args, keys)
+	}
+	return sel, args
 }

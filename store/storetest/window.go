@@ -92,8 +92,8 @@ func testWindowEmpty(t *testing.T, s store.Store, e *env) {
 }
 
 // testWindowAttrs checks WindowQuery.Attrs: every requested attribute comes
-// back with its value (a store may return more), and records are otherwise
-// whole.
+// back with its value, the others are left out (both stores project), and
+// records are otherwise whole.
 func testWindowAttrs(t *testing.T, s store.Store, e *env) {
 	id := e.traceID(t)
 	svc := e.service("api")
@@ -112,6 +112,11 @@ func testWindowAttrs(t *testing.T, s store.Store, e *env) {
 	for _, k := range q.Attrs {
 		if got[0].Attrs[k] != all[k] {
 			t.Errorf("attribute %q = %q with Attrs %q, want %q", k, got[0].Attrs[k], q.Attrs, all[k])
+		}
+	}
+	for _, k := range []string{"k8s.pod.name", "noise"} {
+		if v, ok := got[0].Attrs[k]; ok {
+			t.Errorf("attribute %q = %q came back with Attrs %q: a projection leaves it out", k, v, q.Attrs)
 		}
 	}
 	if got[0].TraceID != id || got[0].Service != svc || got[0].Severity != schema.SeverityError {
