@@ -136,52 +136,36 @@ func BenchmarkTraceRecords(b *testing.B) {
 // BenchmarkWindowErrors reads the alert records of a 5-minute window (what
 // analyze incident starts with), from faultline_errors.
 func BenchmarkWindowErrors(b *testing.B) {
-	s, _, base := benchStore(b)
-	r := rand.New(rand.NewPCG(7, 8))
-	b.ResetTimer()
-	total := 0
-	for b.Loop() {
-		from := base.Add(time.Duration(r.IntN(55)) * time.Minute)
-		for _, err := range s.WindowRecords(b.Context(), schema.WindowQuery{From: from, To: from.Add(5 * time.Minute), ErrorsOnly: true}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			total++
-		}
-	}
-	b.ReportMetric(float64(total)/float64(b.N), "records/op")
+	benchWindow(b, 7, 55, func(from time.Time) schema.WindowQuery {
+		return schema.WindowQuery{From: from, To: from.Add(5 * time.Minute), ErrorsOnly: true}
+	})
 }
 
 // BenchmarkWindowAll reads every record of a 1-minute window.
 func BenchmarkWindowAll(b *testing.B) {
-	s, _, base := benchStore(b)
-	r := rand.New(rand.NewPCG(9, 10))
-	b.ResetTimer()
-	total := 0
-	for b.Loop() {
-		from := base.Add(time.Duration(r.IntN(59)) * time.Minute)
-		for _, err := range s.WindowRecords(b.Context(), schema.WindowQuery{From: from, To: from.Add(time.Minute)}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			total++
-		}
-	}
-	b.ReportMetric(float64(total)/float64(b.N), "records/op")
+	benchWindow(b, 9, 59, func(from time.Time) schema.WindowQuery {
+		return schema.WindowQuery{From: from, To: from.Add(time.Minute)}
+	})
 }
 
 // BenchmarkWindowAllProjected reads the same windows asking for one
 // attribute (WindowQuery.Attrs), as the incident analysis does: the server
 // sends the other keys no more.
 func BenchmarkWindowAllProjected(b *testing.B) {
+	benchWindow(b, 9, 59, func(from time.Time) schema.WindowQuery {
+		return schema.WindowQuery{From: from, To: from.Add(time.Minute), Attrs: []string{"http.route"}}
+	})
+}
+
+// benchWindow reads the windows query makes from random starts (one of the
+// first starts minutes of the bench hour, drawn with seed).
+func benchWindow(b *testing.B, seed uint64, starts int, query func(from time.Time) schema.WindowQuery) {
 	s, _, base := benchStore(b)
-	r := rand.New(rand.NewPCG(9, 10))
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	b.ResetTimer()
 	total := 0
 	for b.Loop() {
-		from := base.Add(time.Duration(r.IntN(59)) * time.Minute)
-		q := schema.WindowQuery{From: from, To: from.Add(time.Minute), Attrs: []string{"http.route"}}
-		for _, err := range s.WindowRecords(b.Context(), q) {
+		for _, err := range s.WindowRecords(b.Context(), query(base.Add(time.Duration(r.IntN(starts))*time.Minute))) {
 			if err != nil {
 				b.Fatal(err)
 			}
