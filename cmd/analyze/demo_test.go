@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store"
 )
@@ -38,7 +37,7 @@ func TestDemoRefusesStoreInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stop := startServeProcess(t, path)
+	stop := testenv.StartChild(t, "TestDemoRefusesStoreInUse", envServeStore+"="+path, "listening on")
 	code, stdout, stderr := runCmd(t, "demo", "--store", path)
 	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is open in another process (analyze serve?); stop it or pick another --store") {
 		t.Errorf("demo while serve has the store open: exit %d, stdout %.200q, stderr %q; want %d and the reason", code, stdout, stderr, exitUsage)
@@ -46,49 +45,10 @@ func TestDemoRefusesStoreInUse(t *testing.T) {
 	if !hasDoc(t, path, "test", "marker") {
 		t.Error("the store in use was replaced")
 	}
-	stop()
+	stop(false)
 	if code, _, stderr := runCmd(t, "demo", "--store", path); code != exitOK || hasDoc(t, path, "test", "marker") {
 		t.Errorf("demo after serve stopped: exit %d, stderr %q; want the demo store replaced", code, stderr)
 	}
-}
-
-// startServeProcess runs analyze serve on path in another process and
-// returns once it listens; stop ends it and waits.
-func startServeProcess(t *testing.T, path string) (stop func()) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestDemoRefusesStoreInUse$")
-	cmd.Env = append(os.Environ(), envServeStore+"="+path)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(errPipe)
-	var seen []string
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-		seen = append(seen, sc.Text())
-	}
-	drained := make(chan struct{})
-	go func() { io.Copy(io.Discard, errPipe); close(drained) }()
-	stop = func() {
-		in.Close()
-		<-drained // all reads end before Wait
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("analyze serve in the other process: %v", err)
-		}
-	}
-	if sc.Err() != nil || !strings.Contains(sc.Text(), "listening on") {
-		cmd.Process.Kill()
-		stop()
-		t.Fatalf("analyze serve did not start: %v: %s", sc.Err(), strings.Join(seen, "\n"))
-	}
-	return stop
 }
 
 // serveUntilStdinCloses is the child's side.

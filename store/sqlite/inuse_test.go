@@ -3,14 +3,13 @@
 package sqlite_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/store/sqlite"
 )
 
@@ -33,12 +32,12 @@ func TestInUse(t *testing.T) {
 	}
 	assertInUse(t, path, false, "after this process closed it")
 
-	stop := startHolder(t, path)
+	stop := testenv.StartChild(t, "TestInUse", envHoldPath+"="+path, "holding the store open")
 	assertInUse(t, path, true, "while another process has it open")
 	stop(false)
 	assertInUse(t, path, false, "after that process closed it and exited")
 
-	stop = startHolder(t, path)
+	stop = testenv.StartChild(t, "TestInUse", envHoldPath+"="+path, "holding the store open")
 	assertInUse(t, path, true, "while another process has it open again")
 	stop(true)
 	if _, err := os.Stat(path + "-shm"); err != nil {
@@ -55,46 +54,6 @@ func assertInUse(t *testing.T, path string, want bool, when string) {
 	}
 }
 
-// startHolder starts a child that opens the store at path and holds it
-// until stop, which closes the child's standard input (kill false) or
-// kills it (kill true), and waits for it to end.
-func startHolder(t *testing.T, path string) (stop func(kill bool)) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestInUse$")
-	cmd.Env = append(os.Environ(), envHoldPath+"="+path)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(out)
-	line, err := br.ReadString('\n')
-	drained := make(chan struct{})
-	go func() { io.Copy(io.Discard, br); close(drained) }()
-	stop = func(kill bool) {
-		if kill {
-			cmd.Process.Kill()
-		}
-		in.Close()
-		<-drained // all reads end before Wait
-		if err := cmd.Wait(); !kill && err != nil {
-			t.Errorf("the process holding the store failed: %v", err)
-		}
-	}
-	if line != "open\n" {
-		stop(true)
-		t.Fatalf("the process holding the store did not open it: %q, %v", line, err)
-	}
-	return stop
-}
-
 // holdOpen is the child's side: open the store, say so on stdout, and
 // keep it open until standard input closes.
 func holdOpen(t *testing.T, path string) {
@@ -102,7 +61,7 @@ func holdOpen(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString("open\n")
+	os.Stdout.WriteString("holding the store open\n")
 	io.Copy(io.Discard, os.Stdin)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
