@@ -282,7 +282,7 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *
 		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
 			alias = n // how callers name it: the peer.service, the URL's host
 		}
-		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: (k == schema.KindTransient || k == schema.KindUnknown) && hint == ""})
+		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == ""})
 	}
 	if !lead.named {
 		// A breaker that names nothing refuses at the service's own door:

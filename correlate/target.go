@@ -198,7 +198,7 @@ func resolveHint(t *Trace, hint string) string {
 func peerAtAddress(t *Trace, addr string) string {
 	for i := range t.recs {
 		r := &t.recs[i]
-		if r.Type != schema.TypeSpan || r.Body == "" || !strings.Contains(r.Body, addr) {
+		if r.Type != schema.TypeSpan || !MentionsAddress(r.Body, addr) {
 			continue
 		}
 		if p := hintFromAttrs(r); p != "" && p != addr && !isIPv4(p) {
@@ -311,6 +311,29 @@ func alnum(s string) string {
 // IsAddress reports whether a name is an IPv4 address rather than a
 // service's or host's name.
 func IsAddress(s string) bool { return isIPv4(s) }
+
+// MentionsAddress reports whether msg gives the address addr whole, not as
+// a part of a longer one (10.1.63.2 in 10.1.63.206).
+func MentionsAddress(msg, addr string) bool {
+	at := func(k int) byte {
+		if k < 0 || k >= len(msg) {
+			return 0
+		}
+		return msg[k]
+	}
+	for i := 0; ; {
+		j := strings.Index(msg[i:], addr)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(addr)
+		before, after := at(start-1), at(end)
+		if !isDigit(before) && before != '.' && !isDigit(after) && !(after == '.' && isDigit(at(end+1))) {
+			return true
+		}
+		i = start + 1
+	}
+}
 
 func isIPv4(s string) bool {
 	dots := 0

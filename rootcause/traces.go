@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -180,7 +179,7 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 			// Its own trouble (a GC pause, a slow query): the service's
 			// failures may be its own. A symptom that names nothing (an
 			// open breaker, a timeout, a bare 5xx) says nothing either way.
-			if !f.Class.PointsElsewhere() && f.Class != schema.KindTransient && f.Class != schema.KindUnknown {
+			if !f.Class.PointsElsewhere() && !f.Class.Vague() {
 				v.hops = append(v.hops, hop{from: f.Service, to: f.Service, sig: f.Signature})
 			}
 		case f.Error && f.Role == "cascade":
@@ -489,41 +488,16 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 // call whose error message gives that address, when all such calls agree.
 func (p *period) peerAt(addr string) string {
 	peer := ""
-	for _, msg := range sortedKeys(p.failedCalls) {
-		if !containsAddress(msg, addr) {
+	for msg, q := range p.failedCalls {
+		if !correlate.MentionsAddress(msg, addr) {
 			continue
 		}
-		if q := p.failedCalls[msg]; peer == "" {
-			peer = q
-		} else if q != peer {
+		if peer != "" && q != peer {
 			return ""
 		}
+		peer = q
 	}
 	return peer
-}
-
-// containsAddress reports whether msg gives addr whole: not as a part of
-// a longer address (10.1.63.2 in 10.1.63.206).
-func containsAddress(msg, addr string) bool {
-	at := func(k int) byte {
-		if k < 0 || k >= len(msg) {
-			return 0
-		}
-		return msg[k]
-	}
-	digit := func(c byte) bool { return c >= '0' && c <= '9' }
-	for i := 0; ; {
-		j := strings.Index(msg[i:], addr)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(addr)
-		before, after := at(start-1), at(end)
-		if !digit(before) && before != '.' && !digit(after) && !(after == '.' && digit(at(end+1))) {
-			return true
-		}
-		i = start + 1
-	}
 }
 
 // calleesOf lists the services svc called in the period (an open breaker
@@ -773,7 +747,7 @@ func (p *period) countAfterCalls(res *correlate.Result) {
 	}
 	for _, f := range res.Failures {
 		t, ok := calls[f.Service]
-		if !ok || !f.Error || f.Time.Before(t) || f.Class != schema.KindTransient && f.Class != schema.KindUnknown {
+		if !ok || !f.Error || f.Time.Before(t) || !f.Class.Vague() {
 			continue
 		}
 		if ts := p.bySignature(f.Service, f.Signature); ts != nil {

@@ -63,6 +63,10 @@ func (k Kind) PointsElsewhere() bool {
 	return false
 }
 
+// Vague reports whether an error of this kind says only that something
+// failed: a bare 5xx (transient) or an error nothing recognises.
+func (k Kind) Vague() bool { return k == KindTransient || k == KindUnknown }
+
 // Signature is an opaque hash of an error template: records whose messages
 // differ only in their variable parts share it. Sixteen lowercase hex characters.
 type Signature string
