@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
@@ -58,18 +60,54 @@ func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInp
 	if rep, ok := s.reports.get(in.Query); ok {
 		return rep, in, nil
 	}
-	rep, err := s.backend.Incident(c.Request.Context(), in.Query)
+	rep, err := s.analyse(c.Request.Context(), in.Query)
 	if err != nil {
 		return nil, in, fmt.Errorf("cannot analyse incident window: %w", err)
 	}
-	if rep == nil {
-		rep = &rootcause.Report{Window: rootcause.Window{From: in.Query.From, To: in.Query.To}}
-	}
-	if rep.Candidates == nil {
-		rep.Candidates = []rootcause.Candidate{}
-	}
-	s.reports.put(in.Query, rep)
 	return rep, in, nil
+}
+
+// analyse runs the backend's analysis of q once for every request that
+// asks for it meanwhile: during an outage several people open the same
+// incident at once, on a machine already busy, and each would otherwise
+// start an analysis of its own. The shared analysis is detached from the
+// request that started it, which the others may outlive, and has the
+// same time limit; a request stops waiting at its own deadline. The
+// result is cached (see reportCache). A panic in the backend becomes an
+// error: it happens on a goroutine no middleware recovers.
+func (s *server) analyse(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
+	key := fmt.Sprintf("%d %d %d %q", q.From.UnixNano(), q.To.UnixNano(), q.Top, q.Service)
+	ch := s.analyses.DoChan(key, func() (v any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic analysing incident", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				v, err = nil, errPanic
+			}
+		}()
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
+		defer cancel()
+		rep, err := s.backend.Incident(actx, q)
+		if err != nil {
+			return nil, err
+		}
+		if rep == nil {
+			rep = &rootcause.Report{Window: rootcause.Window{From: q.From, To: q.To}}
+		}
+		if rep.Candidates == nil {
+			rep.Candidates = []rootcause.Candidate{}
+		}
+		s.reports.put(q, rep)
+		return rep, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*rootcause.Report), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // trace parses the id and asks the backend.

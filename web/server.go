@@ -1,6 +1,7 @@
 package web
 
 import (
+	"golang.org/x/sync/singleflight"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,8 @@ type server struct {
 	pages   *pages
 	assets  *assets
 	reports *reportCache
+	// analyses lets requests for the same incident share one analysis.
+	analyses singleflight.Group
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -332,5 +334,59 @@ func TestIncidentReportsAreSharedBriefly(t *testing.T) {
 	get(h, "/api/v1/incident")
 	if nc.calls != 2 {
 		t.Errorf("with the cache off the backend was called %d times, want 2", nc.calls)
+	}
+}
+
+// gatedBackend counts incident analyses and holds each until released.
+type gatedBackend struct {
+	fakeBackend
+	started atomic.Int32
+	release chan struct{}
+}
+
+func (b *gatedBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
+	b.started.Add(1)
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.fakeBackend.Incident(ctx, q)
+}
+
+// TestConcurrentViewersShareOneAnalysis: people opening the same incident
+// while its analysis runs wait for that one instead of starting their own,
+// and get the same report; one who gives up early does not cancel it.
+func TestConcurrentViewersShareOneAnalysis(t *testing.T) {
+	b := &gatedBackend{fakeBackend: *newFixtureBackend(), release: make(chan struct{})}
+	h := newTestHandler(t, Config{CacheTTL: -1}, b) // no cache: only sharing can keep it to one
+	const viewers = 6
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	early := httptest.NewRecorder()
+	h.ServeHTTP(early, httptest.NewRequest(http.MethodGet, "/api/v1/incident", nil).WithContext(gone))
+	var wg sync.WaitGroup
+	recs := make([]*httptest.ResponseRecorder, viewers)
+	for i := range recs {
+		wg.Go(func() { recs[i] = get(h, "/api/v1/incident") })
+	}
+	// Without sharing, every viewer starts an analysis at once; give them
+	// the time to.
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(deadline) && b.started.Load() < viewers {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(b.release)
+	wg.Wait()
+	if n := b.started.Load(); n != 1 {
+		t.Errorf("%d analyses ran for %d viewers (and one who left), want 1", n, viewers)
+	}
+	for i, rec := range recs {
+		if rec.Code != http.StatusOK || rec.Body.String() != recs[0].Body.String() {
+			t.Errorf("viewer %d: status %d, body differs: %v", i, rec.Code, rec.Body.String() != recs[0].Body.String())
+		}
+	}
+	if early.Code != 499 {
+		t.Errorf("the viewer who left got %d, want 499", early.Code)
 	}
 }
