@@ -17,7 +17,7 @@ import (
 //
 // WindowRecords yields the records of q (From inclusive, To exclusive,
 // one service when q.Service is set, errors and warnings only when
-// q.ErrorsOnly), in no guaranteed order, at most q.Limit of them.
+// q.ErrorsOnly), ordered by time, at most q.Limit of them (the earliest).
 type WindowStore interface {
 	Store
 	WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error]
@@ -49,7 +49,8 @@ const (
 type breakerLead struct {
 	dep   string
 	at    time.Time
-	named bool // the failure named dep; else dep is the failing service itself
+	named bool   // the failure named dep; else dep is the failing service itself
+	by    string // the service whose breaker refused, when it named dep
 }
 
 // followBreaker resolves a suspect that is only the silent dependency of
@@ -60,6 +61,7 @@ type breakerLead struct {
 func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Options) {
 	seen := map[schema.TraceID]bool{res.TraceID: true}
 	var followed []string
+	var prev trip
 	for depth := 0; depth < breakerDepth && res.lead != nil && res.Suspect != nil; depth++ {
 		lead := res.lead
 		res.lead = nil
@@ -74,8 +76,12 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			return
 		}
 		if tr.suspect != "" {
-			res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s (e.g. trace %s)",
-				lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, tr.example)
+			through := ""
+			if tr.via > 0 {
+				through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)
+			}
+			res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
+				lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example)
 			res.Suspect.Service = tr.suspect
 			res.caller = tr.caller
 		}
@@ -84,8 +90,17 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			res.Suspect.Service = a
 		}
 		if tr.suspect == "" {
+			if d := prev.deeper; d != "" && depth > 0 {
+				// The traces that tripped this breaker were read for the
+				// one before; those of them that went through it said
+				// where.
+				res.Suspect.Reason += fmt.Sprintf("; no other trace tells what tripped the breaker on %s, but %d of those that went through it went on to %s",
+					lead.dep, prev.deeperVotes, d)
+				res.Suspect.Service = d
+			}
 			return
 		}
+		prev = tr
 		res.lead = tr.next
 	}
 	res.lead = nil
@@ -108,6 +123,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	leads := map[string]*breakerLead{}
 	callers := map[string]*silentCaller{}
 	usualSigs := map[schema.Signature]bool{}
+	var walks []walked
 	total := 0
 	for _, h := range hits {
 		if total == breakerTraces {
@@ -142,7 +158,26 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 				}
 			}
 		}
+		if isWeak(r.Suspect.Kind) && r.ownSig != "" {
+			// The walk settled on an error that need not fail a request (a
+			// rejected token, a locale it cannot resolve): one its service
+			// logs all day is the noise beside what tripped the breaker,
+			// not its cause.
+			usual, err := usualError(ctx, st, r.Suspect.Service, r.ownSig, lead.at, usualSigs)
+			if err != nil {
+				return trip{err: err}
+			}
+			if usual {
+				continue
+			}
+		}
 		s := r.Suspect.Service
+		if lead.by != "" && sameService(s, lead.by) {
+			// A walk that comes back to the breaker's own service (its
+			// signal the only one before a silent failure) says nothing
+			// of what tripped the breaker.
+			continue
+		}
 		if k := slices.IndexFunc(order, func(o string) bool { return sameService(o, s) }); k >= 0 && order[k] != s {
 			// One dependency under two names (a breaker's short name and
 			// the peer's service name): count it once, by the longer name.
@@ -162,30 +197,86 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		}
 		votes[s]++
 		total++
+		walks = append(walks, walked{suspect: s, path: slices.DeleteFunc(r.path, func(p string) bool {
+			return sameService(p, lead.dep) || sameService(p, s)
+		})})
 	}
+	// A trace whose walk went through a suspect of others on to a deeper
+	// one backs it too: the one most of them reach or pass is where the
+	// walk goes, then on down to a suspect at least half of them reach
+	// through it, while there is one. A shallower service only passed
+	// their failure on.
 	best := ""
 	for _, s := range order {
-		if votes[s] > votes[best] {
+		if best == "" || reach(walks, s, "") > reach(walks, best, "") {
 			best = s
 		}
 	}
+	root := best
+	for done := []string{best}; best != ""; {
+		next := ""
+		for _, s := range order {
+			if n := reach(walks, s, best); !slices.Contains(done, s) && 2*n >= total &&
+				(next == "" || n > reach(walks, next, best)) {
+				next = s
+			}
+		}
+		if next == "" {
+			break
+		}
+		best = next
+		done = append(done, best)
+	}
+	score := func(s string) int { return reach(walks, s, "") }
 	// A breaker that named its dependency keeps it as the suspect unless
 	// most tripping traces point elsewhere.
-	if best == "" || lead.named && 2*votes[best] <= total {
+	if best == "" || lead.named && 2*score(root) <= total {
 		return trip{alias: alias}
 	}
-	return trip{suspect: best, votes: votes[best], of: total, example: examples[best], next: leads[best],
+	deeper, deeperVotes := "", 0
+	for _, s := range order {
+		if n := reach(walks, s, best); !sameService(s, best) && n > deeperVotes {
+			deeper, deeperVotes = s, n
+		}
+	}
+	return trip{suspect: best, votes: score(best), via: score(best) - votes[best], of: total, example: examples[best], next: leads[best],
+		deeper: deeper, deeperVotes: deeperVotes,
 		caller: callers[best], alias: alias}
+}
+
+// walked is where one tripping trace's suspect walk ended, and the
+// services it went through on the way from the breaker's dependency.
+type walked struct {
+	suspect string
+	path    []string
+}
+
+// reach counts the walks that end at s or go through it, of those that
+// go through under ("" any).
+func reach(walks []walked, s, under string) int {
+	n := 0
+	for _, w := range walks {
+		in := sameService(w.suspect, s) || slices.ContainsFunc(w.path, func(p string) bool { return sameService(p, s) })
+		if in && (under == "" || slices.ContainsFunc(w.path, func(p string) bool { return sameService(p, under) })) {
+			n++
+		}
+	}
+	return n
 }
 
 // trip is what the traces that tripped a breaker say.
 type trip struct {
 	suspect string // "" when they settle nothing
-	votes   int    // traces naming suspect
-	of      int    // traces that named a suspect
-	example schema.TraceID
-	next    *breakerLead  // suspect's own lead, when it is a silent dependency again
-	caller  *silentCaller // whose failed call named suspect, when it was silent
+	votes   int    // traces naming suspect, or going through it
+	via     int    // of votes, those going through it to a deeper one
+	// deeper is where most walks through suspect went on to, and how
+	// many did: the suspect when its own breaker leads nowhere new.
+	deeper      string
+	deeperVotes int
+	of          int // traces that named a suspect
+	example     schema.TraceID
+	next        *breakerLead  // suspect's own lead, when it is a silent dependency again
+	caller      *silentCaller // whose failed call named suspect, when it was silent
 	// alias is the dependency's name in the instrumentation of calls to
 	// it (peer.service, a URL's host), when that differs from the lead's.
 	alias string
@@ -341,6 +432,39 @@ func usualError(ctx context.Context, st WindowStore, svc string, sig schema.Sign
 		return false, err
 	}
 	usual := rise.earlier > 0 && !rise.rose()
+	if usual {
+		// An error that began with a fault some minutes ago has its
+		// rate over the earlier stretch too, when the service logged
+		// nothing before it: it must also have come, not much less often,
+		// in the oldest part of what the store holds.
+		if usual, err = steadySince(ctx, st, svc, at, rise, of); err != nil {
+			return false, err
+		}
+	}
 	seen[sig] = usual
 	return usual, nil
+}
+
+// steadySince reports whether the lines that match came in the oldest
+// quarter of what the store holds of the stretch before at's recent one at
+// least a third as often as in the recent one.
+func steadySince(ctx context.Context, st WindowStore, svc string, at time.Time, r rise,
+	match func(*schema.Record) bool) (bool, error) {
+	end := at.Add(-r.recentLen)
+	from := end.Add(-usualBefore)
+	for rec, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: end, Limit: 1}) {
+		if err != nil {
+			return false, err
+		}
+		from = rec.Time // the store's first record in the stretch
+	}
+	quarter := end.Sub(from) / 4
+	if quarter <= 0 {
+		return false, nil
+	}
+	n, _, err := countLines(ctx, st, svc, from, from.Add(quarter), match)
+	if err != nil {
+		return false, err
+	}
+	return 3*float64(n)/quarter.Minutes() >= r.perMinute(true), nil
 }

@@ -4,20 +4,23 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/schema"
 )
 
-// windowStore is a memStore that also reads windows, as both store
-// backends do.
+// windowStore is a memStore that also reads windows, in time order, as
+// both store backends do.
 type windowStore struct{ memStore }
 
 func (w *windowStore) WindowRecords(_ context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		n := 0
-		for _, r := range w.recs {
+		recs := slices.Clone(w.recs)
+		slices.SortStableFunc(recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+		for _, r := range recs {
 			if r.Time.Before(q.From) || !r.Time.Before(q.To) || q.Service != "" && r.Service != q.Service {
 				continue
 			}
@@ -221,6 +224,27 @@ func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
 	wantPaymentTripped(t, st, open-60_000, open)
 }
 
+// TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt: in some traces another
+// breaker failed first, and session's own error there is one it has logged
+// all hour (a rejected token). The walk from session ends at that error;
+// it is noise beside what tripped gateway's breaker on session.
+func TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt(t *testing.T) {
+	st := &windowStore{}
+	const open = 4_000_000
+	usual := func(id string, ms int) []schema.Record {
+		return inTrace(id,
+			logAt("", "gateway", ms, schema.SeverityError, "request to ledger failed: breaker ledger: circuit breaker is open"),
+			logAt("", "session", ms+3, schema.SeverityError, "token validation failed: jwt expired"))
+	}
+	for k := range 60 {
+		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 300+k), open-3_600_000+k*60_000)...)
+	}
+	for k := range 2 {
+		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 400+k), open-20_000+k*1000)...)
+	}
+	wantPaymentTripped(t, st, open-60_000, open)
+}
+
 // wantPaymentTripped adds two traces from ms on in which session failed
 // because payment did (failing gateway with it), then gateway's breaker on
 // session refusing a call at open, and checks that the refused call is
@@ -244,4 +268,147 @@ func wantPaymentTripped(t *testing.T, st *windowStore, ms, open int) {
 	if res.Suspect == nil || res.Suspect.Service != "payment" {
 		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
 	}
+}
+
+// TestAnalyzeSkipsUsualNoise: pricing logs a locale it cannot resolve
+// about once a minute, all hour. In this trace that line comes first, but
+// the request failed on pricing's call to fx-rates-api timing out.
+func TestAnalyzeSkipsUsualNoise(t *testing.T) {
+	const open = 4_000_000
+	noise := "Could not resolve locale 'xx-YY', falling back to en-US"
+	st := &windowStore{}
+	for k := range 62 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 300+k),
+			logAt("", "pricing", open-3_700_000+k*60_000, schema.SeverityError, noise))...)
+	}
+	trace := func(id string) []schema.Record {
+		return inTrace(id,
+			logAt("", "pricing", open, schema.SeverityError, noise),
+			logAt("", "pricing", open+2000, schema.SeverityError,
+				`Get "http://fx-rates-api:8080/rates": context deadline exceeded`),
+			logAt("", "gateway", open+2010, schema.SeverityError,
+				"request to pricing failed: unexpected status 500 Internal Server Error from pricing"))
+	}
+	st.recs = append(st.recs, trace(string(openTrace))...)
+	alone := AnalyzeRecords(trace(string(openTrace)), Options{})
+	if alone.Suspect == nil || alone.Suspect.Service != "pricing" {
+		t.Fatalf("without the store, the first error should be blamed: %+v", alone.Suspect)
+	}
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "fx-rates-api" {
+		t.Fatalf("suspect = %+v, want fx-rates-api", res.Suspect)
+	}
+	if !strings.Contains(res.Suspect.Reason, "as often as in the hour before") {
+		t.Errorf("the reason should say why the first error was passed over: %q", res.Suspect.Reason)
+	}
+
+	// The same line, new in the window, is what failed the trace.
+	st.recs = slices.DeleteFunc(st.recs, func(r schema.Record) bool { return r.TraceID != openTrace })
+	if res, err = Analyze(context.Background(), st, openTrace, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "pricing" {
+		t.Fatalf("a new error must stay the suspect: %+v", res.Suspect)
+	}
+
+	// The same line, steady for the last ten minutes only, in a store that
+	// holds the hour before: it began with this failure, it is no noise.
+	for k := range 60 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 700+k),
+			logAt("", "gateway", open-3_700_000+k*60_000, schema.SeverityInfo, "GET /prices 200"))...)
+	}
+	for k := range 9 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 800+k),
+			logAt("", "pricing", open-540_000+k*60_000, schema.SeverityError, noise))...)
+	}
+	if res, err = Analyze(context.Background(), st, openTrace, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "pricing" {
+		t.Fatalf("an error that began minutes ago must stay the suspect: %+v", res.Suspect)
+	}
+}
+
+// TestAnalyzeBreakerCountsWalksThroughASuspect: of four traces that
+// tripped gateway's breaker on account, two stop at ads's own breaker
+// (naming nothing), one goes through ads on to fraud, one to geo. Three
+// go through ads: the walk moves there, and ads's breaker is followed in
+// turn to fraud, on which ads failed for other callers too.
+func TestAnalyzeBreakerCountsWalksThroughASuspect(t *testing.T) {
+	for _, others := range []bool{true, false} {
+		st := walksThroughAds(others)
+		res, err := Analyze(context.Background(), st, openTrace, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Suspect == nil || res.Suspect.Service != "fraud" {
+			t.Fatalf("other callers' traces %v: suspect = %+v, want fraud", others, res.Suspect)
+		}
+		if !strings.Contains(res.Suspect.Reason, "1 of them through it") {
+			t.Errorf("the reason should count the walk that went through ads: %q", res.Suspect.Reason)
+		}
+		if !others && !strings.Contains(res.Suspect.Reason, "1 of those that went through it went on to fraud") {
+			t.Errorf("the reason should say where the walks through ads went: %q", res.Suspect.Reason)
+		}
+	}
+}
+
+// walksThroughAds is the store of TestAnalyzeBreakerCountsWalksThroughASuspect,
+// with or without traces of ads failing on fraud for other callers (which
+// the hop from ads's own breaker finds; without them only the trace that
+// went through ads says where).
+func walksThroughAds(others bool) *windowStore {
+	st := &windowStore{}
+	const open = 60_000
+	id := func(k int) string { return fmt.Sprintf("%032x", 500+k) }
+	for k := range 2 {
+		at := 20_000 + 1000*k
+		st.recs = append(st.recs, inTrace(id(k),
+			logAt("", "ads", at, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "account", at+5, schema.SeverityError,
+				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
+	}
+	st.recs = append(st.recs, inTrace(id(2),
+		logAt("", "fraud", 15_000, schema.SeverityError, "NullPointerException: score is null"),
+		logAt("", "ads", 15_003, schema.SeverityError,
+			"request to fraud failed: unexpected status 500 Internal Server Error from fraud"),
+		logAt("", "account", 15_006, schema.SeverityError,
+			"request to ads failed: unexpected status 500 Internal Server Error from ads"))...)
+	st.recs = append(st.recs, inTrace(id(3),
+		logAt("", "account", 26_000, schema.SeverityError,
+			`Get "http://geo:8080/v1/where": context deadline exceeded`))...)
+	for k := range 2 { // ads failing on fraud for other callers
+		if !others {
+			break
+		}
+		at := 16_000 + 1000*k
+		st.recs = append(st.recs, inTrace(id(4+k),
+			logAt("", "fraud", at, schema.SeverityError, "NullPointerException: score is null"),
+			logAt("", "ads", at+3, schema.SeverityError,
+				"request to fraud failed: unexpected status 500 Internal Server Error from fraud"))...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call account: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "account"})...)
+	return st
+}
+
+// TestAnalyzeBreakerIgnoresWalksBackToItsOwnService: in two of the traces
+// where session failed, the walk ends at gateway itself, the service whose
+// breaker refused (its breaker warning the only signal before a silent
+// failure further down). That says nothing of what tripped the breaker;
+// the two traces where payment failed do.
+func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
+	st := &windowStore{}
+	for k := range 2 {
+		at := 30_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 900+k),
+			logAt("", "gateway", at, schema.SeverityWarn, "circuit breaker session state change: half_open -> open"),
+			logAt("", "ads", at+5, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "session", at+9, schema.SeverityError,
+				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
+	}
+	wantPaymentTripped(t, st, 10_000, 40_000)
 }

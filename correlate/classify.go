@@ -68,7 +68,36 @@ func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
 	if h := hintFromAttrs(r); h != "" {
 		return k, h
 	}
-	return k, hintFromText(&l)
+	return k, dashed(r.Body, hintFromText(&l))
+}
+
+// dashed gives a label that the text writes in camelCase ("TimeLimiter
+// 'fxRatesApi'") the dashed form service names take in DNS
+// ("fx-rates-api"); the lowercased text the hint was read from lost the
+// case. Other hints are returned as they are.
+func dashed(body, tok string) string {
+	if len(tok) < 4 || strings.ContainsAny(tok, ".-_:") || !hasUpper(body) {
+		return tok
+	}
+	for i := 0; i+len(tok) <= len(body); i++ {
+		if body[i]|0x20 != tok[0] || !strings.EqualFold(body[i:i+len(tok)], tok) {
+			continue
+		}
+		orig := body[i : i+len(tok)]
+		var b strings.Builder
+		for j := 0; j < len(orig); j++ {
+			c := orig[j]
+			if 'A' <= c && c <= 'Z' {
+				if j > 0 && ('a' <= orig[j-1] && orig[j-1] <= 'z' || isDigit(orig[j-1])) {
+					b.WriteByte('-')
+				}
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+		return b.String()
+	}
+	return tok
 }
 
 // isSignalKind reports whether a kind on a non-error record still means
@@ -375,7 +404,7 @@ func grpcKind(code int) schema.Kind {
 func genericKind(l *lowered) schema.Kind {
 	switch {
 	case l.has("service unavailable", "bad gateway", "internal server error",
-		"connection reset", "econnreset", "broken pipe", "unexpected eof", "temporarily unavailable",
+		"connection reset", "econnreset", "broken pipe", "unexpected eof", ": eof", "temporarily unavailable",
 		"try again", "deadlock", "serialization failure", "could not serialize",
 		"retrying", "will retry", "retry attempt", "retry #", "transient"):
 		return schema.KindTransient

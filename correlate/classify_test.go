@@ -38,6 +38,8 @@ func TestClassifyMessages(t *testing.T) {
 		{`java.net.ConnectException: Connection refused (Connection refused)`, schema.KindConnectionRefused},
 		{`Request processing failed; nested exception is java.lang.IllegalStateException: No instances available for ts-basic-service`, schema.KindConnectionRefused},
 		{`no healthy upstream`, schema.KindConnectionRefused},
+		// The callee closed the connection: it died, or a proxy cut it.
+		{`request to promotion failed: Get "http://promotion:8080/api/v1/promotion/5694": EOF`, schema.KindTransient},
 		{`java.net.UnknownHostException: payment-service: Name or service not known`, schema.KindConnectionRefused},
 		// Rate limits.
 		{`429 Too Many Requests`, schema.KindRateLimit},
@@ -173,6 +175,8 @@ func TestHintFromText(t *testing.T) {
 		{`upstream call failed: circuit breaker is open`, ""},
 		{`Retry 'order' recorded a failed retry attempt. Number of retry attempts: '1'.`, "order"},
 		{`upstream call failed: unexpected status 500 Internal Server Error from billing`, "billing"},
+		{`circuit "ledger" opened`, "ledger"},
+		{`circuit 'ledger' changed state to OPEN`, "ledger"},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {
@@ -181,10 +185,31 @@ func TestHintFromText(t *testing.T) {
 	}
 }
 
+// A label written in camelCase names the service in the dashed form DNS
+// names take: the hint is read from lowercased text, so this needs the
+// record's own text.
+func TestHintUndoesCamelCase(t *testing.T) {
+	for msg, want := range map[string]string{
+		`java.util.concurrent.TimeoutException: TimeLimiter 'fxRatesApi' recorded a timeout exception.`: "fx-rates-api",
+		`CircuitBreaker 'paymentService' is OPEN and does not permit further calls`:                     "payment-service",
+		`Retry 'order' recorded a failed retry attempt.`:                                                "order",
+		`timeout calling Payment-Service after 3000ms`:                                                  "payment-service",
+	} {
+		if _, got := classifyWithHint(errorLog(msg), true); got != want {
+			t.Errorf("hint of %q = %q, want %q", msg, got, want)
+		}
+	}
+}
+
 func TestResolveHint(t *testing.T) {
 	// A client span's error message gives the address behind its peer.
 	tr := &Trace{recs: []schema.Record{{Type: schema.TypeSpan, Service: "frontend", Status: schema.StatusError,
-		Body: "connect ECONNREFUSED 10.1.63.206:8080", Attrs: map[string]string{schema.AttrPeerService: "promotion-service"}}}}
+		Body: "connect ECONNREFUSED 10.1.63.206:8080", Attrs: map[string]string{schema.AttrPeerService: "promotion-service"}},
+		// Without a span, a line naming the callee beside its address.
+		{Type: schema.TypeLog, Service: "storefront", Severity: schema.SeverityWarn,
+			Body: `retrying request to shipping-svc attempt=2/2 error="connection error: desc = \"transport: Error while dialing: dial tcp 10.3.225.155:50051: connect: connection refused\""`},
+		{Type: schema.TypeLog, Service: "storefront", Severity: schema.SeverityInfo, Body: "dns: 10.3.225.7 is cache-svc"},
+	}}
 	for _, s := range []string{"frontend", "payment-service", "inventory", "promotion-service"} {
 		tr.service(s)
 	}
@@ -202,6 +227,8 @@ func TestResolveHint(t *testing.T) {
 		{"ledger.default.svc.cluster.local", "ledger"},
 		{"10.0.0.1", "10.0.0.1"},
 		{"10.1.63.206", "promotion-service"},
+		{"10.3.225.155", "shipping-svc"},
+		{"10.3.225.7", "10.3.225.7"}, // an info line does not name the callee of a failure
 	}
 	for _, c := range cases {
 		if got := resolveHint(tr, c.hint); got != c.want {

@@ -100,7 +100,10 @@
 // itself (peer.service, a URL's host, "calling X") wins; else the failing
 // call's child span on another service (one that failed, then one that
 // signalled; a callee that answered fine only for a timeout, as the slow
-// one); else the failed outbound call of the same service under it. A fast
+// one); else the failed outbound call of the same service under it; else
+// the callee named by the latest earlier failure of the same service in
+// the same span ("giving up after 3 attempts" after retries that named
+// it). A fast
 // failure (an open breaker, a full bulkhead) made no call: the spans under
 // it are other calls and are not used. While the callee logged an error,
 // the walk moves to the callee's first error; it ends at the deepest
@@ -112,7 +115,11 @@
 // an open breaker with no downstream error in the trace points at the
 // dependency it protects, and a 429 at the service that throttles. A symptom that names no callee falls back on
 // another service, not one of its callers, that signalled a failure before
-// it. The suspect's reason spells out each hop.
+// it. A bare 5xx that names no callee falls back on the first error of
+// another service, neither its caller nor complaining about it, that
+// failed on a call to a third one: in a trace without spans, and with
+// clocks that disagree, that is the dependency the 5xx was about. The
+// suspect's reason spells out each hop.
 //
 // The walk starts at the origin unless the origin is incidental: an error
 // inside a request its service still answered successfully (a metrics
@@ -121,18 +128,32 @@
 // nothing in the trace failed because of. It then starts at the first
 // error that is not; when every error is incidental (the request succeeded
 // after a retry), at the first of a kind that propagates, else at the
-// first whose own request failed (a message its consumer rejected). A trace with no error but failure signals (a caller
+// first whose own request failed (a message its consumer rejected). When
+// the error it starts at, or the first error of a callee it moves to, is
+// of a kind that does not propagate and a later error of the same service
+// in the same span does propagate and names a callee ("request to
+// promotion failed: EOF", or a breaker open on it, after "audit event
+// rejected"), the walk goes on from that later error: it is what failed
+// the request. [Analyze], which reads a store, also passes over an error
+// of that kind that the suspect's service logged as often in the hour
+// before, from the oldest part of what the store holds of it on (a locale
+// it cannot resolve, all day long), and walks again, up to three times;
+// the reason says so. A trace with no error but failure signals (a caller
 // retrying 429s) stays unfailed and still gets the suspect its first
 // signal points at.
 //
 // Dependencies outside the trace are named by their host's registered
 // domain ("api.stripe.com" is stripe) or, inside a cluster, by the first
-// label ("payment.default.svc.cluster.local" is payment); a breaker's short
+// label ("payment.default.svc.cluster.local" is payment); a label written
+// in camelCase takes the dashed form of DNS names ("TimeLimiter
+// 'fxRatesApi'" names fx-rates-api); a breaker's short
 // name takes the peer.service of a call to the same dependency. A name
 // matches a service whose name begins it only when what it adds is
 // generic ("shipping-service", a pod's hash; not "payment-provider-api"
 // for payment), and an address in a message ("connect ECONNREFUSED
-// 10.1.63.206:8080") takes the peer.service of the span that failed with it.
+// 10.1.63.206:8080") takes the peer.service of the span that failed with it,
+// else the name a failure line gives beside the same address ("retrying
+// request to shipping-svc ... dial tcp 10.3.225.155:50051").
 //
 // # Open breakers across traces
 //
@@ -148,10 +169,18 @@
 // traces they belong to, starting each walk at the dependency's first
 // telling error. A trace where the dependency only failed fast does not
 // count. For a breaker that names nothing, the bare errors (a 503, an error nothing
-// recognises) of the traces where it refused do not count either. The
-// suspect becomes the service most of them point at (when the
-// breaker named its dependency, only a majority moves it), and the reason
-// quotes the count and an example trace. A breaker behind a breaker is
+// recognises) of the traces where it refused do not count either. Nor
+// does a trace whose walk ends at an error that need not fail a request
+// (a rejected token) and that its service logged as often in the hour
+// before, and already in the oldest part of what the store holds of that
+// hour: that is noise beside what tripped the breaker. The
+// suspect becomes the service most of their walks end at or go through,
+// then, down the chain, the deepest one at least half of them reach (when
+// the breaker named its dependency, only a majority moves it); a walk
+// that ends back at the breaker's own service does not count. When the
+// next breaker down leads to no trace of its own, the walks that went
+// through it say where they went on to. The reason
+// quotes the counts and an example trace. A breaker behind a breaker is
 // followed the same way, three deep at most. [AnalyzeRecords], which has
 // no store, stops at the dependency.
 //

@@ -1,6 +1,11 @@
 package correlate
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
 
 // Defaults of Options.
 const (
@@ -36,6 +41,9 @@ type Options struct {
 	// that is not a breaker's fast failure, instead of at the origin: what
 	// a breaker's dependency failed on in a trace that tripped the breaker.
 	suspectFrom string
+	// usual lists signatures of errors their services log as often as in
+	// the hour before: noise, treated as incidental by the suspect walk.
+	usual []schema.Signature
 }
 
 func (o Options) maxSkew() time.Duration {
@@ -51,3 +59,5 @@ func (o Options) tolerance() time.Duration {
 	}
 	return o.SkewTolerance
 }
+
+func (o Options) isUsual(sig schema.Signature) bool { return slices.Contains(o.usual, sig) }

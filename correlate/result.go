@@ -44,6 +44,14 @@ type Result struct {
 	// caller is set when the suspect is a callee silent in the trace:
 	// the service whose failure named it, and when.
 	caller *silentCaller
+	// ownSig is the signature of the error the suspect failed with when
+	// it failed on its own, with no failing dependency; ownAt when.
+	ownSig schema.Signature
+	ownAt  time.Time
+	ownRec int32 // its index in the records analysed
+	// path lists the services the suspect walk went through, in order,
+	// when it started from Options.suspectFrom.
+	path []string
 }
 
 // silentCaller is the service whose failed call named a suspect that left

@@ -24,6 +24,9 @@ func findSuspect(t *Trace) {
 	visited := make([]bool, len(t.svcs))
 	for {
 		visited[t.ents[cur].svc] = true
+		if t.opts.suspectFrom != "" {
+			t.res.path = append(t.res.path, t.svcs[t.ents[cur].svc].name)
+		}
 		s, next := suspectStep(t, cur, &why)
 		if s != nil {
 			s.Reason = strings.Join(why, "; ")
@@ -69,13 +72,16 @@ func walkStart(t *Trace, why *[]string) int32 {
 			cur = firstNot(t, cur, contained)
 		}
 	}
+	if cur >= 0 && t.ents[cur].failure == failError {
+		cur = laterCause(t, cur)
+	}
 	if t.opts.suspectFrom != "" {
 		e := firstCause(t, t.opts.suspectFrom)
 		if e < 0 || !telling(t, e) {
 			t.res.fastOnly = true
 			return -1
 		}
-		cur = e
+		cur = laterCause(t, e)
 	}
 	return cur
 }
@@ -95,6 +101,15 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		if e.class.PointsElsewhere() {
 			if s := signalSuspect(t, cur, why); s != nil {
 				return s, -1
+			}
+		}
+		if e.class == schema.KindTransient && e.failure == failError {
+			if i := failedCallElsewhere(t, cur); i >= 0 {
+				o := t.ents[i].svc
+				tgt, _ := pointer(t, i)
+				*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s failed on its call to %s: %s",
+					name, e.class, t.svcs[o].name, tgt, oneLine(messageOf(t.rec(i)), 120)))
+				return nil, i
 			}
 		}
 		return ownSuspect(t, cur, why), -1
@@ -122,7 +137,7 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",
 			name, e.class, tgt, via, silence(ti)))
 		if isFastFailure(e.class) {
-			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur), named: true}
+			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur), named: true, by: name}
 		}
 		if ti < 0 {
 			t.res.caller = &silentCaller{svc: name, at: t.eventAt(cur)}
@@ -145,6 +160,9 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	name := t.svcs[e.svc].name
 	*why = append(*why, fmt.Sprintf("%s failed on its own (%s) with no failing dependency: %s",
 		name, e.class, oneLine(messageOf(t.rec(cur)), 120)))
+	if e.failure == failError {
+		t.res.ownSig, t.res.ownAt, t.res.ownRec = t.signature(cur), t.eventAt(cur), t.ents[cur].rec
+	}
 	return &Suspect{Service: name, Kind: e.class}
 }
 
@@ -167,6 +185,27 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		}
 	}
 	return nil
+}
+
+// failedCallElsewhere is the fallback for a bare 5xx that names no
+// callee: the first error of another service, not one of its callers nor
+// complaining about it, that failed on a call to a third service (a
+// timeout, a refusal, an open breaker). A bare 503 says some dependency
+// was unavailable; a trace without spans does not say which, and clock
+// skew between hosts may log it before its cause. -1 when there is none.
+func failedCallElsewhere(t *Trace, cur int32) int32 {
+	own := t.ents[cur].svc
+	for _, i := range t.events {
+		o := &t.ents[i]
+		if o.svc == own || t.svcs[o.svc].name == "" || isWeak(o.class) || o.class.Vague() ||
+			callerOf(t, i, cur) || complainsAbout(t, i, own) {
+			continue
+		}
+		if tgt, _ := pointer(t, i); tgt != "" && tgt != t.svcs[o.svc].name {
+			return i
+		}
+	}
+	return -1
 }
 
 // complainsAbout reports whether signal i points at service svc: a caller
@@ -296,13 +335,17 @@ func mentionsLoopback(s string) bool {
 // incidental reports whether an error is contained, or is an error that
 // does not propagate by its kind (unknown, deterministic, auth, not
 // found) which no failure of another service points at and whose
-// caller's span around the call did not fail.
+// caller's span around the call did not fail, or which its service logs
+// as often as in the hour before (Options.usual).
 func incidental(t *Trace, e int32) bool {
 	if contained(t, e) {
 		return true
 	}
 	if !isWeak(t.ents[e].class) {
 		return false
+	}
+	if len(t.opts.usual) > 0 && t.opts.isUsual(t.signature(e)) {
+		return true // noise the service always makes (see skipUsual)
 	}
 	own := t.ents[e].svc
 	name := t.svcs[own].name
@@ -354,14 +397,40 @@ func signalPoints(t *Trace, sig int32) bool {
 func calleeError(t *Trace, svc int32) int32 {
 	first := t.svcs[svc].firstError
 	if first < 0 || !incidental(t, first) {
+		if first >= 0 {
+			first = laterCause(t, first)
+		}
 		return first
 	}
 	for _, i := range t.events {
 		if t.ents[i].svc == svc && !incidental(t, i) {
-			return i
+			return laterCause(t, i)
 		}
 	}
 	return -1
+}
+
+// laterCause is what failed the request of a weak error (see isWeak):
+// a later error of the same service in the same span that propagates and
+// names a callee ("request to promotion failed: EOF", or an open breaker
+// on it, after "audit event rejected"). The error itself when there is
+// none.
+func laterCause(t *Trace, e int32) int32 {
+	n, own := t.ents[e].node, t.ents[e].svc
+	if n < 0 || !isWeak(t.ents[e].class) {
+		return e
+	}
+	for _, i := range t.events {
+		o := &t.ents[i]
+		if i == e || o.node != n || o.svc != own || isWeak(o.class) || !telling(t, i) && !isFastFailure(o.class) ||
+			t.eventAt(i).Before(t.eventAt(e)) {
+			continue
+		}
+		if tgt, _ := pointer(t, i); tgt != "" && tgt != t.svcs[own].name {
+			return i
+		}
+	}
+	return e
 }
 
 // firstNot is the first error event for which skip is false; def when

@@ -3,6 +3,7 @@ package correlate
 import (
 	"cmp"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -51,6 +52,7 @@ func hintFromText(l *lowered) string {
 		"connect to ", "connecting to ", "connection to ", "invoking ",
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
+		"circuit '", "circuit \"",
 		"bulkhead '", "bulkhead \"", "retry '", "retry \"", "timelimiter '", "upstream ",
 		"dial tcp ", "econnrefused ",
 		// "unexpected status 503 Service Unavailable from payment"
@@ -194,18 +196,30 @@ func resolveHint(t *Trace, hint string) string {
 // peerAtAddress names the peer of a client span of the trace whose error
 // message gives addr ("connect ECONNREFUSED 10.1.63.206:8080" on a span to
 // peer.service promotion): the service behind an address a log line
-// names. "" when no span says.
+// names. Lacking such a span, the callee a failure line names beside the
+// same address. "" when nothing says.
 func peerAtAddress(t *Trace, addr string) string {
+	named := ""
 	for i := range t.recs {
 		r := &t.recs[i]
-		if r.Type != schema.TypeSpan || !MentionsAddress(r.Body, addr) {
+		if !MentionsAddress(r.Body, addr) {
 			continue
 		}
-		if p := hintFromAttrs(r); p != "" && p != addr && !isIPv4(p) {
-			return p
+		if r.Type == schema.TypeSpan {
+			if p := hintFromAttrs(r); p != "" && p != addr && !isIPv4(p) {
+				return p
+			}
+			continue
+		}
+		if named == "" && r.Service != "" {
+			// A line that names the callee beside its address ("retrying
+			// request to shipping-svc ... dial tcp 10.3.225.155:50051").
+			if _, p := classifyWithHint(r, true); p != "" && p != addr && !isIPv4(p) {
+				named = p
+			}
 		}
 	}
-	return ""
+	return named
 }
 
 // externalName names a dependency outside the trace by its host: the
@@ -360,7 +374,39 @@ func pointer(t *Trace, e int32) (string, string) {
 	if tgt, via := t.hint(e); tgt != "" {
 		return tgt, via
 	}
-	return localPeer(t, e)
+	if tgt, via := localPeer(t, e); tgt != "" {
+		return tgt, via
+	}
+	return earlierInSpan(t, e)
+}
+
+// earlierInSpan is the callee named by the latest earlier failure signal
+// of the same service in the same span: "giving up after 3 attempts"
+// names no callee, but the retries logged before it in that request did.
+// An open breaker or a full bulkhead made no call and names nothing for
+// what follows it (the bare 503 it answered). "" for a fast failure, and
+// for a record outside any span.
+func earlierInSpan(t *Trace, e int32) (string, string) {
+	n := t.ents[e].node
+	if n < 0 || isFastFailure(t.ents[e].class) {
+		return "", ""
+	}
+	own, at := t.ents[e].svc, t.eventAt(e)
+	best, bestAt := int32(-1), time.Time{}
+	for i := range t.ents {
+		o := &t.ents[i]
+		if int32(i) == e || o.node != n || o.svc != own || o.fail < 0 || isFastFailure(o.class) ||
+			t.fails[o.fail].target == "" || t.fails[o.fail].target == t.svcs[own].name {
+			continue
+		}
+		if oa := t.eventAt(int32(i)); !oa.After(at) && (best < 0 || oa.After(bestAt)) {
+			best, bestAt = int32(i), oa
+		}
+	}
+	if best < 0 {
+		return "", ""
+	}
+	return t.hint(best)
 }
 
 // localPeer is the callee of a failed outbound call the service made
