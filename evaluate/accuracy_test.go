@@ -17,7 +17,7 @@ const (
 	nezhaAC1Floor     = 0.75
 	nezhaAC3Floor     = 0.85
 	simAC1Floor       = 0.875
-	simOriginAccFloor = 0.95
+	simOriginAccFloor = 0.97
 )
 
 // TestNezhaAccuracy runs the whole pipeline (ingest, store, correlate,
