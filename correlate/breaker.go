@@ -137,8 +137,11 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			}
 			recs = append(recs, r)
 		}
-		r := AnalyzeRecords(recs, Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance,
-			SkipTimeline: true, suspectFrom: h.from})
+		ro := Options{MaxSkew: opts.MaxSkew, SkewTolerance: opts.SkewTolerance, SkipTimeline: true, suspectFrom: h.from}
+		if !sameService(h.from, lead.dep) {
+			ro.startAt = &hitRef{svc: h.from, at: h.at, body: h.body}
+		}
+		r := AnalyzeRecords(recs, ro)
 		if r.fastOnly || r.Suspect == nil || r.Suspect.Service == "" {
 			continue
 		}
@@ -172,6 +175,13 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			}
 		}
 		s := r.Suspect.Service
+		if !sameService(h.from, lead.dep) && sameService(s, lead.dep) && r.ownSig == "" &&
+			r.Suspect.Kind != schema.KindRateLimit && r.Suspect.Kind != schema.KindConnectionRefused {
+			// A caller's call to the dependency failed (timed out, got a
+			// 5xx), and the trace shows nothing of the dependency's own:
+			// no news. A 429 or a refused connection is its own doing.
+			continue
+		}
 		if lead.by != "" && sameService(s, lead.by) {
 			// A walk that comes back to the breaker's own service (its
 			// signal the only one before a silent failure) says nothing
@@ -198,7 +208,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		votes[s]++
 		total++
 		walks = append(walks, walked{suspect: s, path: slices.DeleteFunc(r.path, func(p string) bool {
-			return sameService(p, lead.dep) || sameService(p, s)
+			return sameService(p, lead.dep) || sameService(p, s) || sameService(p, h.from)
 		})})
 	}
 	// A trace whose walk went through a suspect of others on to a deeper
@@ -286,10 +296,12 @@ type trip struct {
 // traceHit is a trace in which a dependency failed, when, and the
 // service whose failure to start the suspect walk from.
 type traceHit struct {
-	id    schema.TraceID
-	at    time.Time
-	from  string
-	vague bool // a bare 5xx, an error nothing recognises, naming nothing
+	id      schema.TraceID
+	at      time.Time
+	from    string
+	vague   bool // a bare 5xx, an error nothing recognises, naming nothing
+	body    string
+	refused bool // the dependency failed fast in the trace
 }
 
 // trippingTraces lists up to breakerCandidates traces, latest first, in
@@ -303,6 +315,21 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 	q := schema.WindowQuery{From: lead.at.Add(-breakerLookback), To: lead.at, Service: lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
 	hits, alias, err := causeHits(ctx, st, q, lead, seen)
+	if len(hits) > 0 && err == nil && lead.named {
+		// The calls that tripped the breaker failed in callers: their
+		// failures in the last seconds tell more than the dependency's
+		// own errors, which may be about something else.
+		all := q
+		all.Service, all.From, all.Limit = "", lead.at.Add(-breakerLookback/4), breakerScanAll
+		more, a, err2 := causeHits(ctx, st, all, lead, seen)
+		// A call that the dependency refused fast (its own breaker open)
+		// is the refusal's echo, not a failure that tripped the breaker.
+		more = slices.DeleteFunc(more, func(h traceHit) bool { return h.refused || sameService(h.from, lead.dep) })
+		hits, err = append(hits, more...), err2
+		if len(a) > len(alias) {
+			alias = a
+		}
+	}
 	// Then every service's failures, the last seconds first: a
 	// dependency that logs nothing shows only in its callers' calls.
 	for _, back := range [...]time.Duration{breakerLookback / 4, breakerLookback} {
@@ -373,13 +400,16 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *
 		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
 			alias = n // how callers name it: the peer.service, the URL's host
 		}
-		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == ""})
+		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == "", body: r.Body})
 	}
 	if !lead.named {
 		// A breaker that names nothing refuses at the service's own door:
 		// the bare errors of the traces where it did so say nothing of
 		// what tripped it.
 		hits = slices.DeleteFunc(hits, func(h traceHit) bool { return h.vague && fast[h.id] })
+	}
+	for i := range hits {
+		hits[i].refused = fast[hits[i].id]
 	}
 	return hits, alias, nil
 }

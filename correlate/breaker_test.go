@@ -412,3 +412,70 @@ func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
 	}
 	wantPaymentTripped(t, st, 10_000, 40_000)
 }
+
+// TestAnalyzeBreakerStartsAtTheFailedCalls: gateway's breaker on
+// promotion opened on 429s that promotion answered its callers. Its own
+// errors in those traces are about a third-party API, which it calls for
+// other requests: the walks start at the callers' failed calls, and a 429
+// names the service that throttles.
+func TestAnalyzeBreakerStartsAtTheFailedCalls(t *testing.T) {
+	st := &windowStore{}
+	const open = 60_000
+	for k := range 2 {
+		at := open - 20_000 + 10_000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 950+k),
+			logAt("", "promotion", at, schema.SeverityError,
+				"upstream call failed: unexpected status 503 Service Unavailable from api.tax-calc.example.com"),
+			logAt("", "ads", at+20, schema.SeverityError, "GET: unexpected status 429 Too Many Requests from promotion"))...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call promotion: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "promotion"})...)
+	wantSuspect(t, st, "promotion")
+}
+
+// TestAnalyzeBreakerSkipsCallsThatSayNothing: two callers' calls to fraud
+// timed out in traces where fraud logged nothing; they say no more than
+// the breaker did. Fraud's own errors say its calls to fraud-score-api
+// timed out.
+func TestAnalyzeBreakerSkipsCallsThatSayNothing(t *testing.T) {
+	st := &windowStore{}
+	const open = 60_000
+	for k := range 2 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 960+k),
+			logAt("", "fraud", 35_000+1000*k, schema.SeverityError,
+				`Get "https://api.fraud-score-api.example.com/v2/score": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`),
+			logAt("", "ledger", 35_005+1000*k, schema.SeverityError,
+				"request to fraud failed: unexpected status 500 Internal Server Error from fraud"))...)
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 970+k),
+			logAt("", "ledger", 45_000+5000*k, schema.SeverityError,
+				`Get "http://fraud:8080/score": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`))...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call fraud: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "fraud"})...)
+	wantSuspect(t, st, "fraud-score-api")
+}
+
+// TestAnalyzeBreakerIgnoresCallsRefusedFast: in the last seconds, callers'
+// calls to catalog got 503s that catalog's own breaker answered. Those
+// echo a refusal; the traces where catalog failed on account say what
+// tripped gateway's breaker on catalog.
+func TestAnalyzeBreakerIgnoresCallsRefusedFast(t *testing.T) {
+	st := &windowStore{}
+	const open = 60_000
+	for k := range 2 {
+		at := 10_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 980+k),
+			logAt("", "account", at, schema.SeverityError, "NullPointerException: balance is null"),
+			logAt("", "catalog", at+5, schema.SeverityError,
+				"request to account failed: unexpected status 500 Internal Server Error from account"))...)
+	}
+	for k := range 3 {
+		at := 45_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 990+k),
+			logAt("", "catalog", at, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "mobile-bff", at+3, schema.SeverityError, "GET: unexpected status 503 Service Unavailable from catalog"))...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call catalog: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "catalog"})...)
+	wantSuspect(t, st, "account")
+}

@@ -113,7 +113,9 @@
 // breaker open, its retries of another callee), which the walk follows. A
 // silent callee of a symptom becomes the suspect with the symptom's kind:
 // an open breaker with no downstream error in the trace points at the
-// dependency it protects, and a 429 at the service that throttles. A symptom that names no callee falls back on
+// dependency it protects, and a 429 at the service that throttles. A 429
+// stops the walk at the throttler even when it logged errors: refusing is
+// its own decision, unless it was throttled itself further down. A symptom that names no callee falls back on
 // another service, not one of its callers, that signalled a failure before
 // it. A bare 5xx that names no callee falls back on the first error of
 // another service, neither its caller nor complaining about it, that
@@ -167,7 +169,13 @@
 // leaving out fast failures, bare statuses and warnings about the
 // service's own work (a slow query), and analyses the latest
 // traces they belong to, starting each walk at the dependency's first
-// telling error. A trace where the dependency only failed fast does not
+// telling error. For a breaker that named its dependency, the failed
+// calls to it of the last thirty seconds count too, and a walk starts at
+// the failed call: the dependency's own errors may be about something
+// else than what its callers were refused. Such a call does not count
+// when the dependency refused it fast (its own breaker open), nor when
+// its walk ends at the dependency with nothing of the dependency's own in
+// the trace, unless the dependency answered 429 or refused connections. A trace where the dependency only failed fast does not
 // count. For a breaker that names nothing, the bare errors (a 503, an error nothing
 // recognises) of the traces where it refused do not count either. Nor
 // does a trace whose walk ends at an error that need not fail a request

@@ -41,6 +41,10 @@ type Options struct {
 	// that is not a breaker's fast failure, instead of at the origin: what
 	// a breaker's dependency failed on in a trace that tripped the breaker.
 	suspectFrom string
+	// startAt, with suspectFrom, is the failure to start the walk at
+	// when the trace holds it: a caller's failed call to a breaker's
+	// dependency.
+	startAt *hitRef
 	// usual lists signatures of errors their services log as often as in
 	// the hour before: noise, treated as incidental by the suspect walk.
 	usual []schema.Signature
@@ -61,3 +65,10 @@ func (o Options) tolerance() time.Duration {
 }
 
 func (o Options) isUsual(sig schema.Signature) bool { return slices.Contains(o.usual, sig) }
+
+// hitRef identifies one record of a trace: its service, time and text.
+type hitRef struct {
+	svc  string
+	at   time.Time
+	body string
+}

@@ -76,6 +76,9 @@ func walkStart(t *Trace, why *[]string) int32 {
 		cur = laterCause(t, cur)
 	}
 	if t.opts.suspectFrom != "" {
+		if e := hitEntry(t, t.opts.startAt); e >= 0 && telling(t, e) {
+			return laterCause(t, e)
+		}
 		e := firstCause(t, t.opts.suspectFrom)
 		if e < 0 || !telling(t, e) {
 			t.res.fastOnly = true
@@ -116,6 +119,12 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 	}
 	ti := t.findService(tgt)
 	switch {
+	case e.class == schema.KindRateLimit && ti >= 0 && !throttledToo(t, ti):
+		// A 429 is the callee's own decision to refuse: its other errors
+		// are not why it did, unless it was itself throttled further down.
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which throttles its callers",
+			name, e.class, tgt, via))
+		return &Suspect{Service: tgt, Kind: e.class}, -1
 	case ti >= 0 && calleeError(t, ti) >= 0:
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
 			name, e.class, tgt, via))
@@ -145,6 +154,17 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		return &Suspect{Service: tgt, Kind: e.class}, -1
 	}
 	return ownSuspect(t, cur, why), -1
+}
+
+// throttledToo reports whether service svc itself failed or signalled
+// with a 429 of its own callee in the trace.
+func throttledToo(t *Trace, svc int32) bool {
+	for i := range t.ents {
+		if e := &t.ents[i]; e.svc == svc && e.class == schema.KindRateLimit {
+			return true
+		}
+	}
+	return false
 }
 
 func silence(ti int32) string {
@@ -405,6 +425,20 @@ func calleeError(t *Trace, svc int32) int32 {
 	for _, i := range t.events {
 		if t.ents[i].svc == svc && !incidental(t, i) {
 			return laterCause(t, i)
+		}
+	}
+	return -1
+}
+
+// hitEntry finds the entry of the record h refers to; -1 when h is nil or
+// the trace does not hold it.
+func hitEntry(t *Trace, h *hitRef) int32 {
+	if h == nil {
+		return -1
+	}
+	for i := range t.ents {
+		if r := t.rec(int32(i)); t.ents[i].fail >= 0 && r.Time.Equal(h.at) && r.Body == h.body && serviceOf(r) == h.svc {
+			return int32(i)
 		}
 	}
 	return -1
