@@ -97,3 +97,25 @@ func BenchmarkIncidentScale(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/1M-records")
 }
+
+// BenchmarkRetriesInOneSpan: one request that logged 20,000 errors naming
+// no callee, with a retry naming one every hundredth line. Each error
+// looks for the latest failure of its span that named a callee (see
+// earlierInSpan); that must not cost a scan of the trace per error.
+func BenchmarkRetriesInOneSpan(b *testing.B) {
+	const id = schema.TraceID("4bf92f3577b34da6a3ce929d0e0e4736")
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	recs := []schema.Record{{TraceID: id, SpanID: "00000000000000a1", Type: schema.TypeSpan, Service: "svc",
+		Name: "GET /x", Time: base, Duration: time.Minute, Status: schema.StatusError}}
+	for i := range 20_000 {
+		msg := fmt.Sprintf("Error handling request: giving up after %d attempts: Request failed with status code 503", i)
+		if i%100 == 0 {
+			msg = "retry 1/2 for GET http://ledger:8080/x: Request failed with status code 503"
+		}
+		recs = append(recs, schema.Record{TraceID: id, SpanID: "00000000000000a1", Type: schema.TypeLog, Service: "svc",
+			Severity: schema.SeverityError, Time: base.Add(time.Duration(i) * time.Millisecond), Body: msg})
+	}
+	for b.Loop() {
+		AnalyzeRecords(recs, Options{SkipTimeline: true})
+	}
+}

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 	"time"
 
@@ -391,22 +392,50 @@ func earlierInSpan(t *Trace, e int32) (string, string) {
 	if n < 0 || isFastFailure(t.ents[e].class) {
 		return "", ""
 	}
-	own, at := t.ents[e].svc, t.eventAt(e)
-	best, bestAt := int32(-1), time.Time{}
+	if t.named == nil {
+		indexNamed(t)
+	}
+	list := t.named[spanService{n, t.ents[e].svc}]
+	at := t.eventAt(e)
+	// The earliest of the latest failures at or before at, e excepted.
+	k, _ := slices.BinarySearchFunc(list, at, func(i int32, at time.Time) int {
+		if t.eventAt(i).After(at) {
+			return 1
+		}
+		return -1
+	})
+	for k > 0 {
+		j := k - 1
+		for j > 0 && t.eventAt(list[j-1]).Equal(t.eventAt(list[k-1])) {
+			j--
+		}
+		for _, i := range list[j:k] {
+			if i != e {
+				return t.hint(i)
+			}
+		}
+		k = j
+	}
+	return "", ""
+}
+
+// indexNamed fills t.named: the failures that are no fast failure and
+// name a callee other than their own service, per span and service, by
+// event time (ties in entry order).
+func indexNamed(t *Trace) {
+	t.named = map[spanService][]int32{}
 	for i := range t.ents {
 		o := &t.ents[i]
-		if int32(i) == e || o.node != n || o.svc != own || o.fail < 0 || isFastFailure(o.class) ||
-			t.fails[o.fail].target == "" || t.fails[o.fail].target == t.svcs[own].name {
+		if o.node < 0 || o.fail < 0 || isFastFailure(o.class) || t.fails[o.fail].target == "" ||
+			t.fails[o.fail].target == t.svcs[o.svc].name {
 			continue
 		}
-		if oa := t.eventAt(int32(i)); !oa.After(at) && (best < 0 || oa.After(bestAt)) {
-			best, bestAt = int32(i), oa
-		}
+		key := spanService{o.node, o.svc}
+		t.named[key] = append(t.named[key], int32(i))
 	}
-	if best < 0 {
-		return "", ""
+	for _, list := range t.named {
+		slices.SortStableFunc(list, func(a, b int32) int { return t.eventAt(a).Compare(t.eventAt(b)) })
 	}
-	return t.hint(best)
 }
 
 // localPeer is the callee of a failed outbound call the service made

@@ -33,7 +33,15 @@ type Trace struct {
 
 	res      *Result
 	warnings []string
+
+	// named lists, per span and service, the failures that name a callee
+	// other than their own service, by event time (see earlierInSpan).
+	// Built on first use.
+	named map[spanService][]int32
 }
+
+// spanService is a span-tree node and a service in it.
+type spanService struct{ node, svc int32 }
 
 // entry is one kept record and what the steps found out about it.
 type entry struct {
