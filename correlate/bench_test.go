@@ -119,3 +119,18 @@ func BenchmarkRetriesInOneSpan(b *testing.B) {
 		AnalyzeRecords(recs, Options{SkipTimeline: true})
 	}
 }
+
+// BenchmarkRefusedAddress: 20,000 errors naming one address and no
+// service. The service behind the address is looked up once per trace.
+func BenchmarkRefusedAddress(b *testing.B) {
+	const id = schema.TraceID("4bf92f3577b34da6a3ce929d0e0e4736")
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var recs []schema.Record
+	for i := range 20_000 {
+		recs = append(recs, schema.Record{TraceID: id, Type: schema.TypeLog, Service: "svc", Severity: schema.SeverityError,
+			Time: base.Add(time.Duration(i) * time.Millisecond), Body: "dial tcp 10.0.0.7:5432: connect: connection refused"})
+	}
+	for b.Loop() {
+		AnalyzeRecords(recs, Options{SkipTimeline: true})
+	}
+}

@@ -200,6 +200,19 @@ func resolveHint(t *Trace, hint string) string {
 // names. Lacking such a span, the callee a failure line names beside the
 // same address. "" when nothing says.
 func peerAtAddress(t *Trace, addr string) string {
+	if p, ok := t.peers[addr]; ok {
+		return p
+	}
+	if t.peers == nil {
+		t.peers = map[string]string{}
+	}
+	p := scanPeerAtAddress(t, addr)
+	t.peers[addr] = p
+	return p
+}
+
+// scanPeerAtAddress reads the trace for peerAtAddress.
+func scanPeerAtAddress(t *Trace, addr string) string {
 	named := ""
 	for i := range t.recs {
 		r := &t.recs[i]

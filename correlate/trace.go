@@ -38,6 +38,8 @@ type Trace struct {
 	// other than their own service, by event time (see earlierInSpan).
 	// Built on first use.
 	named map[spanService][]int32
+	// peers caches peerAtAddress by address.
+	peers map[string]string
 }
 
 // spanService is a span-tree node and a service in it.
