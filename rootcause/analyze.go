@@ -266,6 +266,7 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			return
 		}
 		p := base.p
+		p.split = p.from.Add(p.to.Sub(p.from) / 2)
 		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
 		bp.p, bp.n, bp.win = p, base.n, Window{From: p.from, To: p.to}
 	}()

@@ -28,6 +28,10 @@ type opStat struct {
 	events map[string]int
 	// first is when an event was first seen (window only, for onset).
 	first map[string]time.Time
+	// older counts the executions of a baseline's older half apart: a
+	// fault that began before the window already shows in the newer half,
+	// and against the whole baseline it would show only in part.
+	older *opStat
 }
 
 // Event kinds prefix the event's name; a log statement's event is its name.
@@ -36,6 +40,14 @@ const (
 	// evError is a log statement at ERROR: one that appears is what
 	// new_errors judges; one that stops is behaviour.
 	evError = "\x01error "
+	// evAfter is a succession: log statement B was first written right
+	// after statement A ("\x01after A\x00B"). Its share is of the
+	// executions that wrote A: an execution cut short after A (an exception
+	// swallowed halfway, a loop that broke off) shows as B no longer
+	// following A, even when B still occurs in other executions often
+	// enough to hide the change in its own share. Nezha's deeper patterns,
+	// without mining them.
+	evAfter = "\x01after "
 )
 
 // behaviourScratch is reused from trace to trace by addBehaviour.
@@ -44,8 +56,17 @@ type behaviourScratch struct {
 	remote map[int32]string
 	units  []unitRef
 	events map[unitEvent]time.Time
-	// calls interns the names of call events.
-	calls map[[2]string]string
+	// calls interns the names of call events, pairs those of successions.
+	calls, pairs map[[2]string]string
+	// lastSpan (by span index) and lastLoose (by service) are the log
+	// statement a unit wrote most recently for the first time.
+	lastSpan  []lastEvent
+	lastLoose map[string]lastEvent
+}
+
+type lastEvent struct {
+	ev string
+	at time.Time
 }
 
 // unitRef is one unit of a trace: the index of its span in the trace's
@@ -66,7 +87,8 @@ func (p *period) addBehaviour(recs []schema.Record) {
 		p.ops = map[opKey]*opStat{}
 		p.callees = map[string]string{}
 		p.scratch = &behaviourScratch{spans: map[schema.SpanID]int32{}, remote: map[int32]string{},
-			events: map[unitEvent]time.Time{}, calls: map[[2]string]string{}}
+			events: map[unitEvent]time.Time{}, calls: map[[2]string]string{}, pairs: map[[2]string]string{},
+			lastLoose: map[string]lastEvent{}}
 	}
 	sc := p.scratch
 	sc.index(recs)
@@ -90,7 +112,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 				continue // a symptom naming a dependency: the pointers judge it
 			}
 			if si, ok := sc.spans[r.SpanID]; ok && r.SpanID != "" && recs[si].Service == r.Service {
-				sc.note(unitRef{si, r.Service}, ev, r.Time)
+				sc.noteLog(unitRef{si, r.Service}, ev, r.Time)
 				continue
 			}
 			if !loose[r.Service] {
@@ -100,7 +122,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 				loose[r.Service] = true
 				sc.units = append(sc.units, unitRef{-1, r.Service})
 			}
-			sc.note(unitRef{-1, r.Service}, ev, r.Time)
+			sc.noteLog(unitRef{-1, r.Service}, ev, r.Time)
 		}
 	}
 	p.account(recs)
@@ -112,6 +134,9 @@ func (sc *behaviourScratch) index(recs []schema.Record) {
 	clear(sc.spans)
 	clear(sc.remote)
 	clear(sc.events)
+	clear(sc.lastLoose)
+	sc.lastSpan = slices.Grow(sc.lastSpan[:0], len(recs))[:len(recs)]
+	clear(sc.lastSpan)
 	sc.units = sc.units[:0]
 	for i := range recs {
 		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" && r.Service != "" {
@@ -150,17 +175,61 @@ func (p *period) noteSpan(recs []schema.Record, i int32) {
 	}
 }
 
-// note records that unit u had event ev, first at at.
-func (sc *behaviourScratch) note(u unitRef, ev string, at time.Time) {
+// note records that unit u had event ev, first at at; new is whether it
+// is the unit's first.
+func (sc *behaviourScratch) note(u unitRef, ev string, at time.Time) (new bool) {
 	k := unitEvent{u, ev}
-	if t, ok := sc.events[k]; !ok || at.Before(t) {
+	t, ok := sc.events[k]
+	if !ok || at.Before(t) {
 		sc.events[k] = at
 	}
+	return !ok
+}
+
+// noteLog records log statement ev of unit u, first at at, and, the first
+// time, that it succeeded the unit's previous new statement. Records come
+// in time order; a succession out of order is not one.
+func (sc *behaviourScratch) noteLog(u unitRef, ev string, at time.Time) {
+	if !sc.note(u, ev, at) {
+		return
+	}
+	var last *lastEvent
+	if u.span >= 0 {
+		last = &sc.lastSpan[u.span]
+	} else {
+		l := sc.lastLoose[u.svc]
+		last = &l
+		defer func() { sc.lastLoose[u.svc] = l }()
+	}
+	prev := *last
+	*last = lastEvent{ev, at}
+	if prev.ev == "" || at.Before(prev.at) || strings.HasPrefix(prev.ev, evError) || strings.HasPrefix(ev, evError) {
+		return
+	}
+	pk := [2]string{prev.ev, ev}
+	name, ok := sc.pairs[pk]
+	if !ok {
+		name = evAfter + prev.ev + "\x00" + ev
+		sc.pairs[pk] = name
+	}
+	sc.note(u, name, at)
+}
+
+// succession splits a succession event into the events before and after;
+// ok is false for any other event.
+func succession(ev string) (before, after string, ok bool) {
+	rest, ok := strings.CutPrefix(ev, evAfter)
+	if !ok {
+		return "", "", false
+	}
+	before, after, ok = strings.Cut(rest, "\x00")
+	return before, after, ok
 }
 
 // account adds the trace's units and their events to the operations.
 func (p *period) account(recs []schema.Record) {
 	sc := p.scratch
+	older := len(recs) > 0 && recs[0].Time.Before(p.split)
 	stats := make(map[unitRef]*opStat, len(sc.units))
 	for _, u := range sc.units {
 		k := opKey{svc: u.svc}
@@ -173,6 +242,12 @@ func (p *period) account(recs []schema.Record) {
 			p.ops[k] = st
 		}
 		st.units++
+		if older {
+			if st.older == nil {
+				st.older = &opStat{events: map[string]int{}}
+			}
+			st.older.units++
+		}
 		stats[u] = st
 	}
 	for k, at := range sc.events {
@@ -181,6 +256,9 @@ func (p *period) account(recs []schema.Record) {
 			continue
 		}
 		st.events[k.ev]++
+		if older {
+			st.older.events[k.ev]++
+		}
 		if t, ok := st.first[k.ev]; !ok || at.Before(t) {
 			st.first[k.ev] = at
 		}
@@ -306,6 +384,21 @@ type behaviourShift struct {
 	units    int     // executions in the window
 	first    time.Time
 	strength float64
+	// older: pb is of the baseline's older half; the change began before
+	// the window, or the traffic drifted: it counts olderShare as much.
+	older bool
+}
+
+// olderShare is what a change judged against the baseline's older half
+// counts for: the newer half, nearer the window, disagrees.
+const olderShare = 0.5
+
+// weight is the strength a shift is ranked by.
+func (sh *behaviourShift) weight() float64 {
+	if sh.older {
+		return sh.strength * olderShare
+	}
+	return sh.strength
 }
 
 // Thresholds of a behaviour shift: enough executions on both sides, a
@@ -350,34 +443,118 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			continue
 		}
 		recovered := errorShare(bs)-errorShare(ws) >= minShareShift
+		start := len(out)
 		for _, ev := range unionKeys(ws.events, bs.events) {
-			cb, cw := bs.events[ev], ws.events[ev]
-			pb, pw := float64(cb)/float64(bs.units), float64(cw)/float64(ws.units)
-			d := pw - pb
-			if math.Abs(d) < minShareShift {
+			sh, ok := compareShares(ws, bs, ev)
+			if !ok && bs.older != nil && bs.older.units >= minUnits {
+				// The change may have begun before the window: judged
+				// against the baseline's older half, when its newer half
+				// had already moved towards the window.
+				if sh, ok = compareShares(ws, bs.older, ev); ok && !newerMoved(ws, bs, ev, sh) {
+					ok = false
+				}
+				sh.older = ok
+			}
+			if !ok {
 				continue
 			}
-			p := float64(cb+cw) / float64(bs.units+ws.units)
-			se := math.Sqrt(p * (1 - p) * (1/float64(bs.units) + 1/float64(ws.units)))
-			if se == 0 || math.Abs(d)/se < minShiftZ {
-				continue
+			d := sh.pw - sh.pb
+			if sh.older && d < 0 && errorShare(bs.older)-errorShare(ws) >= minShareShift {
+				continue // a recovery, from the older half on
 			}
 			if strings.HasPrefix(ev, evError) || d < 0 && recovered {
 				// A new error is new_errors' to judge; one that stopped,
 				// and what stopped with it, is a recovery.
 				continue
 			}
-			if c := cmp.Or(w.callees[ev], b.callees[ev]); c != "" && c != svc && !keptServing(w, b, c) {
+			callee := ev
+			if _, after, isPair := succession(ev); isPair {
+				callee = after
+			}
+			if c := cmp.Or(w.callees[callee], b.callees[callee]); c != "" && c != svc && !keptServing(w, b, c) {
 				continue
 			}
-			out = append(out, behaviourShift{key: k, event: ev, pb: pb, pw: pw, units: ws.units,
-				first: ws.first[ev], strength: math.Abs(d)})
+			sh.key, sh.event, sh.first, sh.strength = k, ev, ws.first[ev], math.Abs(d)
+			out = append(out, sh)
 		}
+		out = append(out[:start], oneChangeOnce(out[start:])...)
 	}
 	slices.SortFunc(out, func(a, b behaviourShift) int {
-		return cmp.Or(cmp.Compare(b.strength, a.strength), cmp.Compare(a.key.op, b.key.op), cmp.Compare(a.event, b.event))
+		return cmp.Or(cmp.Compare(b.weight(), a.weight()), cmp.Compare(a.key.op, b.key.op), cmp.Compare(a.event, b.event))
 	})
 	return out
+}
+
+// oneChangeOnce keeps, of a statement that stopped and of its stopping
+// after another, the stronger: they are one change.
+func oneChangeOnce(shifts []behaviourShift) []behaviourShift {
+	strength := make(map[string]float64, len(shifts))
+	for _, sh := range shifts {
+		strength[sh.event] = sh.weight()
+	}
+	for _, sh := range shifts {
+		if _, after, ok := succession(sh.event); ok {
+			if st, own := strength[after]; own {
+				if st >= sh.weight() {
+					strength[sh.event] = -1
+				} else {
+					strength[after] = -1
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(shifts, func(sh behaviourShift) bool { return strength[sh.event] < 0 })
+}
+
+// compareShares compares the share of executions with event ev in the
+// window (ws) and a baseline (bs): ok when it changed significantly. A
+// succession's share is of the executions that wrote its first statement,
+// and only its stopping counts: what follows instead is the same change.
+func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
+	cb, cw := bs.events[ev], ws.events[ev]
+	nb, nw := bs.units, ws.units
+	before, _, isPair := succession(ev)
+	if isPair {
+		nb, nw = bs.events[before], ws.events[before]
+		if nb < minUnits || nw < minUnits {
+			return behaviourShift{}, false
+		}
+	}
+	sh := behaviourShift{pb: float64(cb) / float64(nb), pw: float64(cw) / float64(nw), units: nw}
+	if isPair && sh.pw > sh.pb {
+		return sh, false
+	}
+	return sh, significant(cb, cw, nb, nw)
+}
+
+// newerMoved reports whether the newer half of the baseline had already
+// gone at least half way from the older half's share (sh.pb) to the
+// window's: the change began before the window.
+func newerMoved(ws, bs *opStat, ev string, sh behaviourShift) bool {
+	nb := bs.units - bs.older.units
+	cb := bs.events[ev] - bs.older.events[ev]
+	if before, _, ok := succession(ev); ok {
+		nb = bs.events[before] - bs.older.events[before]
+	}
+	if nb <= 0 {
+		return false
+	}
+	pn := float64(cb) / float64(nb)
+	return (pn-sh.pb)*(sh.pw-sh.pb) > 0 && math.Abs(pn-sh.pb) >= math.Abs(sh.pw-sh.pb)/2
+}
+
+// significant reports whether an event's share of executions, cb of nb in
+// the baseline and cw of nw in the window, changed by at least
+// minShareShift with a two-proportion z score of at least minShiftZ.
+func significant(cb, cw, nb, nw int) bool {
+	pb, pw := float64(cb)/float64(nb), float64(cw)/float64(nw)
+	d := pw - pb
+	if math.Abs(d) < minShareShift {
+		return false
+	}
+	p := float64(cb+cw) / float64(nb+nw)
+	se := math.Sqrt(p * (1 - p) * (1/float64(nb) + 1/float64(nw)))
+	return se > 0 && math.Abs(d)/se >= minShiftZ
 }
 
 func unionKeys(a, b map[string]int) []string {
@@ -413,9 +590,20 @@ func scoreBehaviour(in *inputs, s *scored) {
 	if top.pw > top.pb {
 		verb = "started"
 	}
-	reason := fmt.Sprintf("%s %s: in %.0f%% of %d executions of %s, against %.0f%% in the %s (%d such changes)",
-		verb, describeEvent(top.event), 100*top.pw, top.units, quoteCut(op, 60), 100*top.pb, in.baseLabel(), len(shifts))
+	execs := "executions of " + quoteCut(op, 60)
+	if _, _, ok := succession(top.event); ok {
+		execs += " that did"
+	}
+	base := "the " + in.baseLabel()
+	if top.older {
+		base = "the older half of " + base + " (it began before the window)"
+	}
+	reason := fmt.Sprintf("%s %s: in %.0f%% of %d %s, against %.0f%% in %s (%d such changes)",
+		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
+	if top.older {
+		v *= olderShare
+	}
 	if deeper := troubledCallees(in, s.service); len(deeper) > 0 {
 		// A service whose dependency is in trouble changes its behaviour
 		// because of it: the change is a symptom there.
@@ -446,6 +634,9 @@ func troubledCallees(in *inputs, svc string) []string {
 }
 
 func describeEvent(ev string) string {
+	if before, after, ok := succession(ev); ok {
+		return describeEvent(after) + " after " + describeEvent(before)
+	}
 	if s, ok := strings.CutPrefix(ev, evCall); ok {
 		return "calling " + quoteCut(s, 60)
 	}

@@ -93,6 +93,22 @@
 // A service whose own callees are in trouble keeps only explainedShare of
 // its behaviour signal: its change may be their symptom.
 //
+// Successions are events too: statement B written right after statement A,
+// its share taken of the executions that wrote A. An exception swallowed
+// halfway through a loop leaves B in the executions that got through once,
+// which can hide the change in B's own share; "B no longer follows A in 42%
+// of executions that wrote A, against 100%" does not. Only successions
+// that stop count, and of a statement that stopped and its stopping after
+// another, the stronger.
+//
+// A fault that began before the window the user asked about already shows
+// in the newest part of the baseline, and against the whole baseline it
+// shows only in part. So a baseline also keeps the behaviour of its older
+// half apart; a shift that is not significant against the whole but is
+// against the older half, while the newer half had already moved at least
+// half way towards the window, counts olderShare as much: traffic that
+// drifted over the baseline looks the same.
+//
 // # Scoring
 //
 // A candidate is a service with its most telling failure kind and error

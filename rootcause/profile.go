@@ -24,6 +24,9 @@ type period struct {
 	scratch *behaviourScratch
 	// shifts caches behaviourShifts per service (window only).
 	shifts map[string][]behaviourShift
+	// split, when set, divides a baseline into its older and newer halves:
+	// behaviour before it is also kept apart (opStat.older).
+	split time.Time
 	// active holds the coverSec-long slices of the period that hold records:
 	// a store may hold only parts of a period (a baseline of a few minutes
 	// an hour ago, a window whose end has not arrived), and rates must be

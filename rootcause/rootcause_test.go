@@ -181,6 +181,94 @@ func TestBehaviourIgnoresTrafficMix(t *testing.T) {
 	}
 }
 
+// TestBehaviourCutShort: executions that log "A" always went on to log "B";
+// in the window most of those stop after "A". Most executions log "B"
+// without "A", so B's own share hardly moves; the succession finds it.
+func TestBehaviourCutShort(t *testing.T) {
+	mk := func(withA, withAB, onlyB int) *period {
+		p := newPeriod(t0, t0.Add(time.Hour))
+		for i := range withA + onlyB {
+			tid := schema.TraceID(fmt.Sprintf("%032x", i+1))
+			sid := schema.SpanID(fmt.Sprintf("%016x", i+1))
+			recs := []schema.Record{{Type: schema.TypeSpan, Time: t0, TraceID: tid, SpanID: sid, Service: "svc", Name: "query"}}
+			line := func(ms int, body string) {
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: t0.Add(time.Duration(ms) * time.Millisecond),
+					TraceID: tid, SpanID: sid, Service: "svc", Severity: schema.SeverityInfo, Body: body})
+			}
+			line(1, "query started")
+			if i < withA {
+				line(2, "calculate distance start")
+				if i < withAB {
+					line(3, "calculate distance done")
+				}
+			} else {
+				line(3, "calculate distance done")
+			}
+			line(4, "query answered")
+			for j := range recs {
+				p.add(&recs[j], 0)
+			}
+			p.addBehaviour(recs)
+		}
+		return p
+	}
+	base := mk(20, 20, 40)
+	if s := behaviourShifts(mk(20, 20, 40), base, "svc"); len(s) != 0 {
+		t.Errorf("the same behaviour gives shifts: %+v", s)
+	}
+	s := behaviourShifts(mk(20, 6, 40), base, "svc")
+	if len(s) != 1 {
+		t.Fatalf("want one shift, got %+v", s)
+	}
+	before, after, ok := succession(s[0].event)
+	if !ok || !strings.Contains(before, "start") || !strings.Contains(after, "done") || s[0].pb != 1 || s[0].pw != 0.3 {
+		t.Errorf("want \"done\" no longer after \"start\" (1 -> 0.3), got %q %+v", s[0].event, s[0])
+	}
+}
+
+// TestBehaviourBeganBeforeWindow: a statement the service always wrote
+// stopped some minutes before the window, so the baseline's newer half
+// already lacks it; against the whole baseline the change looks small, and
+// against its older half it shows, counting half. Against a steady
+// baseline, the change is judged against the whole.
+func TestBehaviourBeganBeforeWindow(t *testing.T) {
+	add := func(p *period, at time.Time, n int, done bool) {
+		for i := range n {
+			tid := schema.TraceID(fmt.Sprintf("%016x%016x", at.Unix(), i+1))
+			sid := schema.SpanID(fmt.Sprintf("%016x", i+1))
+			recs := []schema.Record{{Type: schema.TypeSpan, Time: at, TraceID: tid, SpanID: sid, Service: "svc", Name: "query"},
+				{Type: schema.TypeLog, Time: at, TraceID: tid, SpanID: sid, Service: "svc", Severity: schema.SeverityInfo, Body: "query started"}}
+			if done {
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: at.Add(time.Millisecond), TraceID: tid, SpanID: sid,
+					Service: "svc", Severity: schema.SeverityInfo, Body: "distance calculated"})
+			}
+			for j := range recs {
+				p.add(&recs[j], 0)
+			}
+			p.addBehaviour(recs)
+		}
+	}
+	baseline := func(olderDone, newerDone bool) *period {
+		p := newPeriod(t0.Add(-time.Hour), t0)
+		p.split = t0.Add(-30 * time.Minute)
+		add(p, t0.Add(-50*time.Minute), 10, olderDone)
+		add(p, t0.Add(-5*time.Minute), 30, newerDone)
+		return p
+	}
+	window := func(done bool) *period { // a new one each time: it caches its shifts
+		p := newPeriod(t0, t0.Add(10*time.Minute))
+		add(p, t0.Add(time.Minute), 20, done)
+		return p
+	}
+	s := behaviourShifts(window(false), baseline(true, false), "svc")
+	if len(s) != 1 || !s[0].older || s[0].pb != 1 || s[0].pw != 0 || s[0].weight() != olderShare {
+		t.Errorf("want one shift against the older half, 1 -> 0, weighing %v; got %+v", olderShare, s)
+	}
+	if s := behaviourShifts(window(false), baseline(true, true), "svc"); len(s) != 1 || s[0].older {
+		t.Errorf("against a steady baseline, want one shift of the whole; got %+v", s)
+	}
+}
+
 func TestCodeLocation(t *testing.T) {
 	for body, want := range map[string]string{
 		"16:42:22.382 ERROR f.s.FoodServiceImpl#302 TraceID: da8c SpanID: 4ef0 [getAllFood] failed": "f.s.FoodServiceImpl#302",
