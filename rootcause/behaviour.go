@@ -450,7 +450,10 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 				// The change may have begun before the window: judged
 				// against the baseline's older half, when its newer half
 				// had already moved towards the window.
-				if sh, ok = compareShares(ws, bs.older, ev); ok && !newerMoved(ws, bs, ev, sh) {
+				// Only what stopped: what a service does more often as the
+				// hours pass (as its data grows) is drift more often than
+				// not, and new errors are new_errors' to judge.
+				if sh, ok = compareShares(ws, bs.older, ev); ok && (sh.pw > sh.pb || !newerMoved(ws, bs, ev, sh)) {
 					ok = false
 				}
 				sh.older = ok

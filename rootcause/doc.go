@@ -104,10 +104,12 @@
 // A fault that began before the window the user asked about already shows
 // in the newest part of the baseline, and against the whole baseline it
 // shows only in part. So a baseline also keeps the behaviour of its older
-// half apart; a shift that is not significant against the whole but is
-// against the older half, while the newer half had already moved at least
-// half way towards the window, counts olderShare as much: traffic that
-// drifted over the baseline looks the same.
+// half apart; an event that stopped, not significantly against the whole
+// but significantly against the older half, while the newer half had
+// already moved at least half way towards the window, counts olderShare as
+// much: traffic that drifted over the baseline looks the same. Events that
+// started are not judged so: what a service does more often as its data
+// grows over the hours is drift more often than not.
 //
 // # Scoring
 //
