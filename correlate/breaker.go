@@ -29,6 +29,11 @@ const (
 	// tripped the breaker are looked for: a breaker stays open for tens of
 	// seconds and re-opens on failed probes.
 	breakerLookback = 2 * time.Minute
+	// breakerLookbackFar is how far back a breaker that names nothing is
+	// followed when the last breakerLookback show only its refusals: it
+	// has stayed open, re-opening on failed probes, since failures older
+	// than that tripped it.
+	breakerLookbackFar = 10 * time.Minute
 	// breakerTraces is how many of the latest tripping traces are analysed.
 	breakerTraces = 5
 	// breakerCandidates caps the traces read to find them: those in which
@@ -117,6 +122,23 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	if err != nil {
 		return trip{err: err}
 	}
+	tr := weighTripping(ctx, st, lead, opts, seen, hits, alias)
+	if tr.err == nil && tr.suspect == "" && !lead.named {
+		q := schema.WindowQuery{From: lead.at.Add(-breakerLookbackFar), To: lead.at.Add(-breakerLookback),
+			Service: lead.dep, ErrorsOnly: true, Limit: breakerScanAll}
+		if hits, _, err = causeHits(ctx, st, q, lead, seen); err != nil {
+			return trip{err: err}
+		}
+		slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
+		tr = weighTripping(ctx, st, lead, opts, seen, uniqueHits(hits), alias)
+	}
+	return tr
+}
+
+// weighTripping analyses the tripping traces of hits (the latest first)
+// and weighs where they point.
+func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options,
+	seen map[schema.TraceID]bool, hits []traceHit, alias string) trip {
 	votes := map[string]int{}
 	var order []string
 	examples := map[string]schema.TraceID{}
@@ -175,11 +197,19 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 			}
 		}
 		s := r.Suspect.Service
-		if !sameService(h.from, lead.dep) && sameService(s, lead.dep) && r.ownSig == "" &&
+		if !sameService(h.from, lead.dep) && sameService(s, lead.dep) && (r.ownSig == "" || isFastFailure(r.Suspect.Kind)) &&
 			r.Suspect.Kind != schema.KindRateLimit && r.Suspect.Kind != schema.KindConnectionRefused {
 			// A caller's call to the dependency failed (timed out, got a
-			// 5xx), and the trace shows nothing of the dependency's own:
-			// no news. A 429 or a refused connection is its own doing.
+			// 5xx), and the trace shows nothing of the dependency's own,
+			// or only its refusing fast: no news. A 429 or a refused
+			// connection is its own doing.
+			continue
+		}
+		if sameService(s, lead.dep) && sameService(h.from, lead.dep) && isFastFailure(r.Suspect.Kind) ||
+			sameService(s, lead.dep) && r.Suspect.Kind.PointsElsewhere() && r.Suspect.Kind != schema.KindConnectionRefused {
+			// The walk ended at the dependency's own symptom that names no
+			// callee (a timeout of something, its own breaker refusing):
+			// it says no more than the breaker did.
 			continue
 		}
 		if lead.by != "" && sameService(s, lead.by) {
@@ -209,7 +239,7 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		total++
 		walks = append(walks, walked{suspect: s, path: slices.DeleteFunc(r.path, func(p string) bool {
 			return sameService(p, lead.dep) || sameService(p, s) || sameService(p, h.from)
-		})})
+		}), blind: r.Suspect.Kind.PointsElsewhere() && !isFastFailure(r.Suspect.Kind) && r.Suspect.Kind != schema.KindConnectionRefused})
 	}
 	// A trace whose walk went through a suspect of others on to a deeper
 	// one backs it too: the one most of them reach or pass is where the
@@ -225,8 +255,12 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 	root := best
 	for done := []string{best}; best != ""; {
 		next := ""
+		// Walks that stopped at best on a symptom naming no callee (a
+		// timeout of something) would have gone on if they could: they
+		// neither back nor oppose going deeper.
+		decided := total - blindAt(walks, best)
 		for _, s := range order {
-			if n := reach(walks, s, best); !slices.Contains(done, s) && 2*n >= total &&
+			if n := reach(walks, s, best); !slices.Contains(done, s) && n > 0 && 2*n >= decided &&
 				(next == "" || n > reach(walks, next, best)) {
 				next = s
 			}
@@ -255,10 +289,24 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 }
 
 // walked is where one tripping trace's suspect walk ended, and the
-// services it went through on the way from the breaker's dependency.
+// services it went through on the way from the breaker's dependency;
+// blind when it ended on a symptom that names no callee and leaves no
+// breaker to follow (a timeout of something).
 type walked struct {
 	suspect string
 	path    []string
+	blind   bool
+}
+
+// blindAt counts the blind walks that ended at s.
+func blindAt(walks []walked, s string) int {
+	n := 0
+	for _, w := range walks {
+		if w.blind && sameService(w.suspect, s) {
+			n++
+		}
+	}
+	return n
 }
 
 // reach counts the walks that end at s or go through it, of those that
@@ -343,6 +391,11 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 		return nil, "", err
 	}
 	slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
+	return uniqueHits(hits), alias, nil
+}
+
+// uniqueHits keeps the first hit of each trace, at most breakerCandidates.
+func uniqueHits(hits []traceHit) []traceHit {
 	out := hits[:0]
 	for _, h := range hits {
 		if !slices.ContainsFunc(out, func(o traceHit) bool { return o.id == h.id }) {
@@ -352,7 +405,7 @@ func trippingTraces(ctx context.Context, st WindowStore, lead *breakerLead,
 			}
 		}
 	}
-	return out, alias, nil
+	return out
 }
 
 // causeHits reads the records of q that are failures of service dep, or

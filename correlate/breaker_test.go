@@ -397,15 +397,15 @@ func walksThroughAds(others bool) *windowStore {
 
 // TestAnalyzeBreakerIgnoresWalksBackToItsOwnService: in two of the traces
 // where session failed, the walk ends at gateway itself, the service whose
-// breaker refused (its breaker warning the only signal before a silent
-// failure further down). That says nothing of what tripped the breaker;
-// the two traces where payment failed do.
+// breaker refused (its GC warning the only signal before a silent failure
+// further down). That says nothing of what tripped the breaker; the two
+// traces where payment failed do.
 func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
 	st := &windowStore{}
 	for k := range 2 {
 		at := 30_000 + 1000*k
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 900+k),
-			logAt("", "gateway", at, schema.SeverityWarn, "circuit breaker session state change: half_open -> open"),
+			logAt("", "gateway", at, schema.SeverityWarn, "GC pause of 1200ms (allocation failure)"),
 			logAt("", "ads", at+5, schema.SeverityError, "Error handling request: Breaker is open"),
 			logAt("", "session", at+9, schema.SeverityError,
 				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
@@ -478,4 +478,73 @@ func TestAnalyzeBreakerIgnoresCallsRefusedFast(t *testing.T) {
 	st.recs = append(st.recs, openBreaker(open, "failed to call catalog: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "catalog"})...)
 	wantSuspect(t, st, "account")
+}
+
+// TestAnalyzeBlindBreakerLooksFurtherBack: account's breaker names nothing
+// and has refused for minutes. In the last two minutes account only
+// refused; the failures that tripped it are older. Two of them are bare
+// timeouts that name no callee, which say no more than the breaker did;
+// the one that names identity-provider says where.
+func TestAnalyzeBlindBreakerLooksFurtherBack(t *testing.T) {
+	const open = 700_000
+	refused := func(id string, ms int) []schema.Record {
+		return inTrace(id,
+			logAt("", "account", ms, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "shipping", ms+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))
+	}
+	st := &windowStore{}
+	st.recs = append(st.recs, inTrace("00000000000000000000000000000a01",
+		logAt("", "account", open-300_000, schema.SeverityError,
+			"Error handling request: giving up after 2 attempts: timeout of 3000ms exceeded calling identity-provider"),
+		logAt("", "shipping", open-299_990, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	for k, ms := range []int{open - 250_000, open - 200_000} {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xa02+k),
+			logAt("", "account", ms, schema.SeverityError, "Error handling request: timeout of 5000ms exceeded"),
+			logAt("", "shipping", ms+10, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	}
+	for k, ms := range []int{open - 60_000, open - 30_000} {
+		st.recs = append(st.recs, refused(fmt.Sprintf("%032x", 0xa10+k), ms)...)
+	}
+	st.recs = append(st.recs, refused(string(openTrace), open)...)
+	wantSuspect(t, st, "identity-provider")
+}
+
+// TestSignalAboutACallIsNoSuspect: account's breaker names nothing, and
+// before it shipping warned that its breaker on account opened. That
+// warning is about account (shipping calls it, though no span says so),
+// not a fault of shipping's own.
+func TestSignalAboutACallIsNoSuspect(t *testing.T) {
+	res := AnalyzeRecords(inTrace(string(tid),
+		logAt("", "shipping", 0, schema.SeverityWarn, `circuit breaker "payments" state changed from CLOSED to OPEN`),
+		logAt("", "account", 5, schema.SeverityError, "Error handling request: Breaker is open"),
+		logAt("", "shipping", 9, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account")), Options{})
+	if res.Suspect == nil || res.Suspect.Service != "account" {
+		t.Fatalf("suspect = %+v, want account", res.Suspect)
+	}
+}
+
+// TestAnalyzeBreakerDescendsPastBareTimeouts: of four traces that tripped
+// gateway's breaker on shipping, two stop at account timing out on
+// something it does not name, one goes through account on to
+// identity-provider, one to geo. The bare timeouts would have gone on if
+// they could: they do not hold the walk at account.
+func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
+	st := &windowStore{}
+	from503 := "request to account failed: unexpected status 503 Service Unavailable from account"
+	for k := range 2 {
+		at := 20_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb00+k),
+			logAt("", "account", at, schema.SeverityError, "Error handling request: timeout of 5000ms exceeded"),
+			logAt("", "shipping", at+5, schema.SeverityError, from503))...)
+	}
+	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb02),
+		logAt("", "account", 15_000, schema.SeverityError, "request to identity-provider failed: timeout of 3000ms exceeded"),
+		logAt("", "shipping", 15_005, schema.SeverityError, from503))...)
+	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb03),
+		logAt("", "geo", 16_000, schema.SeverityError, "NullPointerException: region is null"),
+		logAt("", "shipping", 16_005, schema.SeverityError, "request to geo failed: unexpected status 500 Internal Server Error from geo"))...)
+	slices.SortStableFunc(st.recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+	st.recs = append(st.recs, openBreaker(60_000, "failed to call shipping: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "shipping"})...)
+	wantSuspect(t, st, "identity-provider")
 }

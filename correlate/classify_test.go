@@ -177,6 +177,9 @@ func TestHintFromText(t *testing.T) {
 		{`upstream call failed: unexpected status 500 Internal Server Error from billing`, "billing"},
 		{`circuit "ledger" opened`, "ledger"},
 		{`circuit 'ledger' changed state to OPEN`, "ledger"},
+		{`Error handling request: bulkhead identityProvider full: max concurrent calls (4) reached`, "identityprovider"},
+		{`bulkhead full: max concurrent calls (4) reached`, ""},
+		{`Bulkhead 'inventory' is full and does not permit further calls`, "inventory"},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {

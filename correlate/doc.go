@@ -115,9 +115,11 @@
 // an open breaker with no downstream error in the trace points at the
 // dependency it protects, and a 429 at the service that throttles. A 429
 // stops the walk at the throttler even when it logged errors: refusing is
-// its own decision, unless it was throttled itself further down. A symptom that names no callee falls back on
-// another service, not one of its callers, that signalled a failure before
-// it. A bare 5xx that names no callee falls back on the first error of
+// its own decision, unless it was throttled itself further down. A
+// symptom that names no callee falls back on another service, not one of
+// its callers, that signalled trouble of its own before it (a GC pause,
+// pool waits; not a retry or a breaker changing state, which are about a
+// call). A bare 5xx that names no callee falls back on the first error of
 // another service, neither its caller nor complaining about it, that
 // failed on a call to a third one: in a trace without spans, and with
 // clocks that disagree, that is the dependency the 5xx was about. The
@@ -185,7 +187,12 @@
 // suspect becomes the service most of their walks end at or go through,
 // then, down the chain, the deepest one at least half of them reach (when
 // the breaker named its dependency, only a majority moves it); a walk
-// that ends back at the breaker's own service does not count. When the
+// that ends back at the breaker's own service does not count, nor one
+// that ends at the dependency's own symptom naming no callee (a timeout of
+// something, its own breaker refusing): it says no more than the breaker
+// did. When a breaker that names nothing has refused for longer than two
+// minutes and they show only refusals, its service's failures of the ten
+// minutes before are read the same way. When the
 // next breaker down leads to no trace of its own, the walks that went
 // through it say where they went on to. The reason
 // quotes the counts and an example trace. A breaker behind a breaker is

@@ -187,7 +187,9 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 }
 
 // signalSuspect is the fallback for a symptom that names no callee: another
-// service that signalled a failure (a GC pause, pool waits) before it.
+// service that signalled trouble of its own (a GC pause, pool waits) before
+// it. A signal about a call (a retry, a fallback, a breaker changing state)
+// is about that service's dependency, not about itself.
 func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	own := t.ents[cur].svc
 	at := t.eventAt(cur)
@@ -196,7 +198,7 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		if t.at(i).After(at) {
 			break
 		}
-		if e.failure == failSignal && e.svc != own && !callerOf(t, i, cur) && !complainsAbout(t, i, own) {
+		if e.failure == failSignal && e.svc != own && ownTrouble(e.class) && !callerOf(t, i, cur) && !complainsAbout(t, i, own) {
 			name := t.svcs[own].name
 			other := t.svcs[e.svc].name
 			*why = append(*why, fmt.Sprintf("%s (%s) names no callee; %s signalled %s before it: %s",
@@ -205,6 +207,12 @@ func signalSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		}
 	}
 	return nil
+}
+
+// ownTrouble reports whether a signal of kind k is about its service's own
+// state (memory, pools, slowness) rather than about a call it made.
+func ownTrouble(k schema.Kind) bool {
+	return !k.PointsElsewhere() && !k.Vague() && k != schema.KindRateLimit
 }
 
 // failedCallElsewhere is the fallback for a bare 5xx that names no

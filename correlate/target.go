@@ -54,7 +54,7 @@ func hintFromText(l *lowered) string {
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
 		"circuit '", "circuit \"",
-		"bulkhead '", "bulkhead \"", "retry '", "retry \"", "timelimiter '", "upstream ",
+		"bulkhead '", "bulkhead \"", "bulkhead ", "retry '", "retry \"", "timelimiter '", "upstream ",
 		"dial tcp ", "econnrefused ",
 		// "unexpected status 503 Service Unavailable from payment"
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
@@ -148,7 +148,7 @@ func isStopword(s string) bool {
 		"dependency", "api", "endpoint", "host", "external", "database", "db", "it", "this",
 		"that", "method", "function", "failed", "with", "for", "from", "to", "is", "was",
 		"call", "calls", "request", "requests", "connection", "response", "error", "timed",
-		"timeout", "of", "on", "in", "at", "and", "or", "not", "has", "had":
+		"timeout", "of", "on", "in", "at", "and", "or", "not", "has", "had", "full", "rejected":
 		return true
 	}
 	return false
