@@ -56,6 +56,13 @@ type breakerLead struct {
 	at    time.Time
 	named bool   // the failure named dep; else dep is the failing service itself
 	by    string // the service whose breaker refused, when it named dep
+	// timedOut: no breaker, but dep's failures timed out on a callee they
+	// do not name; dep's other failures are read the same way.
+	timedOut bool
+	// guards counts, for a breaker that names nothing, the dependencies
+	// that dep's own breaker lines of the lookback name ("circuit
+	// 'identityProvider' opened"), as the tripping traces are read.
+	guards map[string]int
 }
 
 // followBreaker resolves a suspect that is only the silent dependency of
@@ -85,8 +92,17 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			if tr.via > 0 {
 				through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)
 			}
-			res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
-				lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example)
+			opened := "the breaker opened on earlier failures of " + lead.dep
+			if lead.timedOut {
+				opened = lead.dep + " timed out on a callee it does not name; its other failures say which"
+			}
+			if tr.guard {
+				res.Suspect.Reason += fmt.Sprintf("; no earlier trace tells what tripped the breaker of %s, but its own refusals name %s (%d of them in the minutes before)",
+					lead.dep, tr.suspect, tr.votes)
+			} else {
+				res.Suspect.Reason += fmt.Sprintf("; %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
+					opened, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example)
+			}
 			res.Suspect.Service = tr.suspect
 			res.caller = tr.caller
 		}
@@ -132,6 +148,18 @@ func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Optio
 		slices.SortFunc(hits, func(a, b traceHit) int { return b.at.Compare(a.at) })
 		tr = weighTripping(ctx, st, lead, opts, seen, uniqueHits(hits), alias)
 	}
+	if tr.err == nil && tr.suspect == "" && !lead.named && len(lead.guards) > 0 {
+		// No trace tells what tripped it, but the service said which
+		// dependency its breaker guards: follow that one.
+		g := ""
+		for n, c := range lead.guards {
+			if g == "" || c > lead.guards[g] || c == lead.guards[g] && n < g {
+				g = n
+			}
+		}
+		return trip{suspect: g, votes: lead.guards[g], guard: true,
+			next: &breakerLead{dep: g, at: lead.at, named: true, by: lead.dep}}
+	}
 	return tr
 }
 
@@ -143,6 +171,7 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 	var order []string
 	examples := map[string]schema.TraceID{}
 	leads := map[string]*breakerLead{}
+	exampleAt := map[string]time.Time{}
 	callers := map[string]*silentCaller{}
 	usualSigs := map[schema.Signature]bool{}
 	var walks []walked
@@ -234,6 +263,9 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 			examples[s] = h.id
 			leads[s] = r.lead
 			callers[s] = r.caller
+			exampleAt[s] = h.at
+		} else if leads[s] == nil {
+			leads[s] = r.lead // the example's walk left none to follow
 		}
 		votes[s]++
 		total++
@@ -283,7 +315,14 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 			deeper, deeperVotes = s, n
 		}
 	}
-	return trip{suspect: best, votes: score(best), via: score(best) - votes[best], of: total, example: examples[best], next: leads[best],
+	next := leads[best]
+	if next == nil && blindAt(walks, best) > 0 && !sameService(best, lead.dep) {
+		// Walks stopped at best timing out on something it does not name,
+		// and none at a breaker of its own: its own failures of the
+		// minutes before may name it.
+		next = &breakerLead{dep: best, at: exampleAt[best], timedOut: true}
+	}
+	return trip{suspect: best, votes: score(best), via: score(best) - votes[best], of: total, example: examples[best], next: next,
 		deeper: deeper, deeperVotes: deeperVotes,
 		caller: callers[best], alias: alias}
 }
@@ -338,6 +377,9 @@ type trip struct {
 	// alias is the dependency's name in the instrumentation of calls to
 	// it (peer.service, a URL's host), when that differs from the lead's.
 	alias string
+	// guard: suspect is the dependency the breaker's own lines name, not
+	// what tripping traces point at.
+	guard bool
 	err   error // reading the store failed
 }
 
@@ -438,6 +480,12 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *
 			// Its errors in that trace that name nothing (the 503 it
 			// answered) are the breaker's refusal too.
 			fast[r.TraceID] = true
+			if n := externalName(hint); !lead.named && n != "" && !sameService(n, dep) {
+				if lead.guards == nil {
+					lead.guards = map[string]int{}
+				}
+				lead.guards[n]++
+			}
 		}
 		if isFastFailure(k) || k == "" {
 			continue

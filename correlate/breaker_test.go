@@ -548,3 +548,28 @@ func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
 		map[string]string{schema.AttrPeerService: "shipping"})...)
 	wantSuspect(t, st, "identity-provider")
 }
+
+// TestAnalyzeBlindBreakerNamedByItsOwnLines: account's breaker refuses
+// without naming what it guards, and no earlier trace shows a failure of
+// account other than refusals; but account logged which circuit opened.
+func TestAnalyzeBlindBreakerNamedByItsOwnLines(t *testing.T) {
+	const open = 100_000
+	st := &windowStore{}
+	for k := range 3 {
+		ms := open - 90_000 + 20_000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc00+k),
+			logAt("", "account", ms, schema.SeverityWarn, `circuit "identityProvider" opened`),
+			logAt("", "account", ms+1, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "shipping", ms+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
+		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "identity-provider" || !strings.Contains(res.Suspect.Reason, "its own refusals name") {
+		t.Fatalf("suspect = %+v, want identity-provider, named by account's own breaker lines", res.Suspect)
+	}
+}
