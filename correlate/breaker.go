@@ -56,9 +56,6 @@ type breakerLead struct {
 	at    time.Time
 	named bool   // the failure named dep; else dep is the failing service itself
 	by    string // the service whose breaker refused, when it named dep
-	// timedOut: no breaker, but dep's failures timed out on a callee they
-	// do not name; dep's other failures are read the same way.
-	timedOut bool
 	// guards counts, for a breaker that names nothing, the dependencies
 	// that dep's own breaker lines of the lookback name ("circuit
 	// 'identityProvider' opened"), as the tripping traces are read.
@@ -92,16 +89,12 @@ func followBreaker(ctx context.Context, st WindowStore, res *Result, opts Option
 			if tr.via > 0 {
 				through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)
 			}
-			opened := "the breaker opened on earlier failures of " + lead.dep
-			if lead.timedOut {
-				opened = lead.dep + " timed out on a callee it does not name; its other failures say which"
-			}
 			if tr.guard {
 				res.Suspect.Reason += fmt.Sprintf("; no earlier trace tells what tripped the breaker of %s, but its own refusals name %s (%d of them in the minutes before)",
 					lead.dep, tr.suspect, tr.votes)
 			} else {
-				res.Suspect.Reason += fmt.Sprintf("; %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
-					opened, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example)
+				res.Suspect.Reason += fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
+					lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example)
 			}
 			res.Suspect.Service = tr.suspect
 			res.caller = tr.caller
@@ -171,7 +164,6 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 	var order []string
 	examples := map[string]schema.TraceID{}
 	leads := map[string]*breakerLead{}
-	exampleAt := map[string]time.Time{}
 	callers := map[string]*silentCaller{}
 	usualSigs := map[schema.Signature]bool{}
 	var walks []walked
@@ -263,9 +255,6 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 			examples[s] = h.id
 			leads[s] = r.lead
 			callers[s] = r.caller
-			exampleAt[s] = h.at
-		} else if leads[s] == nil {
-			leads[s] = r.lead // the example's walk left none to follow
 		}
 		votes[s]++
 		total++
@@ -315,14 +304,7 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 			deeper, deeperVotes = s, n
 		}
 	}
-	next := leads[best]
-	if next == nil && blindAt(walks, best) > 0 && !sameService(best, lead.dep) {
-		// Walks stopped at best timing out on something it does not name,
-		// and none at a breaker of its own: its own failures of the
-		// minutes before may name it.
-		next = &breakerLead{dep: best, at: exampleAt[best], timedOut: true}
-	}
-	return trip{suspect: best, votes: score(best), via: score(best) - votes[best], of: total, example: examples[best], next: next,
+	return trip{suspect: best, votes: score(best), via: score(best) - votes[best], of: total, example: examples[best], next: leads[best],
 		deeper: deeper, deeperVotes: deeperVotes,
 		caller: callers[best], alias: alias}
 }

@@ -192,7 +192,11 @@
 // something, its own breaker refusing): it says no more than the breaker
 // did. When a breaker that names nothing has refused for longer than two
 // minutes and they show only refusals, its service's failures of the ten
-// minutes before are read the same way. When the
+// minutes before are read the same way; when those tell nothing either,
+// the service's own refusals that name a dependency ("circuit
+// 'identityProvider' opened", a named bulkhead full) say what its breaker
+// guards, and that dependency is followed as if the breaker had named it.
+// When the
 // next breaker down leads to no trace of its own, the walks that went
 // through it say where they went on to. The reason
 // quotes the counts and an example trace. A breaker behind a breaker is
