@@ -58,7 +58,7 @@ type breakerLead struct {
 	by    string // the service whose breaker refused, when it named dep
 	// guards counts, for a breaker that names nothing, the dependencies
 	// that dep's own breaker lines of the lookback name ("circuit
-	// 'identityProvider' opened"), as the tripping traces are read.
+	// 'identityProvider' opened"), as its own failures are read.
 	guards map[string]int
 }
 
@@ -218,16 +218,14 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 			}
 		}
 		s := r.Suspect.Service
-		if !sameService(h.from, lead.dep) && sameService(s, lead.dep) && (r.ownSig == "" || isFastFailure(r.Suspect.Kind)) &&
+		if !sameService(h.from, lead.dep) && sameService(s, lead.dep) && r.ownSig == "" &&
 			r.Suspect.Kind != schema.KindRateLimit && r.Suspect.Kind != schema.KindConnectionRefused {
 			// A caller's call to the dependency failed (timed out, got a
-			// 5xx), and the trace shows nothing of the dependency's own,
-			// or only its refusing fast: no news. A 429 or a refused
-			// connection is its own doing.
+			// 5xx), and the trace shows nothing of the dependency's own:
+			// no news. A 429 or a refused connection is its own doing.
 			continue
 		}
-		if sameService(s, lead.dep) && sameService(h.from, lead.dep) && isFastFailure(r.Suspect.Kind) ||
-			sameService(s, lead.dep) && r.Suspect.Kind.PointsElsewhere() && r.Suspect.Kind != schema.KindConnectionRefused {
+		if sameService(s, lead.dep) && namesNoCallee(r.Suspect.Kind) {
 			// The walk ended at the dependency's own symptom that names no
 			// callee (a timeout of something, its own breaker refusing):
 			// it says no more than the breaker did.
@@ -260,7 +258,7 @@ func weighTripping(ctx context.Context, st WindowStore, lead *breakerLead, opts 
 		total++
 		walks = append(walks, walked{suspect: s, path: slices.DeleteFunc(r.path, func(p string) bool {
 			return sameService(p, lead.dep) || sameService(p, s) || sameService(p, h.from)
-		}), blind: r.Suspect.Kind.PointsElsewhere() && !isFastFailure(r.Suspect.Kind) && r.Suspect.Kind != schema.KindConnectionRefused})
+		}), blind: namesNoCallee(r.Suspect.Kind) && !isFastFailure(r.Suspect.Kind)})
 	}
 	// A trace whose walk went through a suspect of others on to a deeper
 	// one backs it too: the one most of them reach or pass is where the
@@ -317,6 +315,14 @@ type walked struct {
 	suspect string
 	path    []string
 	blind   bool
+}
+
+// namesNoCallee reports whether a suspect of kind k, settled on with no
+// failing dependency, is a symptom that points at a callee it does not
+// name (a timeout, an open breaker); a refused connection is the refuser's
+// own doing.
+func namesNoCallee(k schema.Kind) bool {
+	return k.PointsElsewhere() && k != schema.KindConnectionRefused
 }
 
 // blindAt counts the blind walks that ended at s.
@@ -462,7 +468,7 @@ func causeHits(ctx context.Context, st WindowStore, q schema.WindowQuery, lead *
 			// Its errors in that trace that name nothing (the 503 it
 			// answered) are the breaker's refusal too.
 			fast[r.TraceID] = true
-			if n := externalName(hint); !lead.named && n != "" && !sameService(n, dep) {
+			if n := externalName(hint); !lead.named && q.Service != "" && n != "" && !sameService(n, dep) {
 				if lead.guards == nil {
 					lead.guards = map[string]int{}
 				}

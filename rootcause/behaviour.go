@@ -193,16 +193,12 @@ func (sc *behaviourScratch) noteLog(u unitRef, ev string, at time.Time) {
 	if !sc.note(u, ev, at) {
 		return
 	}
-	var last *lastEvent
+	var prev lastEvent
 	if u.span >= 0 {
-		last = &sc.lastSpan[u.span]
+		prev, sc.lastSpan[u.span] = sc.lastSpan[u.span], lastEvent{ev, at}
 	} else {
-		l := sc.lastLoose[u.svc]
-		last = &l
-		defer func() { sc.lastLoose[u.svc] = l }()
+		prev, sc.lastLoose[u.svc] = sc.lastLoose[u.svc], lastEvent{ev, at}
 	}
-	prev := *last
-	*last = lastEvent{ev, at}
 	if prev.ev == "" || at.Before(prev.at) || strings.HasPrefix(prev.ev, evError) || strings.HasPrefix(ev, evError) {
 		return
 	}
@@ -453,7 +449,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 				// Only what stopped: what a service does more often as the
 				// hours pass (as its data grows) is drift more often than
 				// not, and new errors are new_errors' to judge.
-				if sh, ok = compareShares(ws, bs.older, ev); ok && (sh.pw > sh.pb || !newerMoved(ws, bs, ev, sh)) {
+				if sh, ok = compareShares(ws, bs.older, ev); ok && (sh.pw > sh.pb || !newerMoved(bs, ev, sh)) {
 					ok = false
 				}
 				sh.older = ok
@@ -533,7 +529,7 @@ func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
 // newerMoved reports whether the newer half of the baseline had already
 // gone at least half way from the older half's share (sh.pb) to the
 // window's: the change began before the window.
-func newerMoved(ws, bs *opStat, ev string, sh behaviourShift) bool {
+func newerMoved(bs *opStat, ev string, sh behaviourShift) bool {
 	nb := bs.units - bs.older.units
 	cb := bs.events[ev] - bs.older.events[ev]
 	if before, _, ok := succession(ev); ok {
