@@ -29,6 +29,15 @@ const (
 	// KindLogAnomaly is a candidate whose evidence is a change in what a
 	// service logs (patterns that appeared or stopped) without errors.
 	KindLogAnomaly Kind = "log-anomaly"
+	// KindNetworkDelay is a candidate whose evidence is the time calls
+	// spend between caller and callee: the callee's own spans did not slow,
+	// its callers waited longer for them (a slow network, a pod's packets
+	// delayed, queueing in front of it).
+	KindNetworkDelay Kind = "network-delay"
+	// KindCPUStarvation is a candidate whose own work slowed across its
+	// operations while what it calls did not: CPU contention or throttling,
+	// a noisy neighbour, a process short of cycles.
+	KindCPUStarvation Kind = "cpu-starvation"
 )
 
 // Kinds lists every kind in a fixed order.
@@ -38,6 +47,7 @@ var Kinds = []Kind{
 	KindDBPoolExhaustion, KindResourceGC, KindOOM, KindBadDeploy,
 	KindDeterministic, KindAuth, KindNotFound, KindPoisonMessage,
 	KindTransient, KindUnknown, KindLatency, KindLogAnomaly,
+	KindNetworkDelay, KindCPUStarvation,
 }
 
 // Valid reports whether k is one of Kinds.
