@@ -2,6 +2,8 @@ package runbookgen
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
@@ -24,16 +26,30 @@ type Commands struct {
 	SQLOnset      string // ClickHouse otel_logs: the service's errors per minute over the window
 	SQLSignatures string // ClickHouse otel_logs: the service's most frequent error bodies
 
-	KubectlLogs     string // last 15 minutes of the service's logs
-	KubectlPrevious string // logs of the previous (crashed) container
-	KubectlEvents   string // recent events (OOMKilled, probes, scheduling)
-	KubectlTop      string // CPU and memory of the service's pods
-	RolloutHistory  string
-	RolloutUndo     string // roll back ONE deployment: the service
-	RolloutStatus   string
-	RolloutPause    string
-	ScaleUp         string // scale ONE deployment: the service (replicas as REPLICAS)
-	DescribeDeploy  string
+	// Queries over the spans (ClickHouse otel_traces, Duration in ns).
+	SQLTraceSpans  string // the first example trace's spans with their durations and self time
+	SQLCallGap     string // the first example trace: each call into the service, caller's wait against callee's span
+	SQLCallGapBy   string // calls into the service per caller: median wait and callee span, before and during the window
+	SQLSelfTime    string // the service's median self time per operation, before and during the window
+	SQLSlowTraces  string // the service's slowest spans in the window, with their trace ids
+	SQLErrorTraces string // otel_logs: traces in which the service logged warnings or errors, earliest first
+
+	KubectlLogs       string // last 15 minutes of the service's logs
+	KubectlPrevious   string // logs of the previous (crashed) container
+	KubectlEvents     string // recent events (OOMKilled, probes, scheduling)
+	KubectlTop        string // CPU and memory of the service's pods
+	KubectlTopPods    string // CPU and memory of each container of the service's pods (sidecars too)
+	KubectlPodsWide   string // the service's pods with their node and pod IP
+	KubectlCallerPods string // the caller's pods with their node and pod IP
+	KubectlTopNode    string // CPU and memory of every node, busiest first
+	CPUResources      string // the CPU requests and limits of the service's containers
+	SetCPULimit       string // raise the CPU limit of ONE deployment: the service (value as CPU_LIMIT)
+	RolloutHistory    string
+	RolloutUndo       string // roll back ONE deployment: the service
+	RolloutStatus     string
+	RolloutPause      string
+	ScaleUp           string // scale ONE deployment: the service (replicas as REPLICAS)
+	DescribeDeploy    string
 
 	PgActivity string // SQL for pg_stat_activity: connections by state and their age
 
@@ -52,6 +68,10 @@ type Commands struct {
 	PromDLQ        string // dead letter queue depth (RabbitMQ and SQS exporters)
 	PromRetries    string // the caller's retry rate towards the service
 	PromRateLimit  string // 429 rate answered to or by the service
+	PromThrottled  string // share of CFS periods in which the service's containers were throttled
+	PromCPUUsage   string // CPU the service's containers use against their limit (cores)
+	PromClientWait string // p99 the callers wait for the service (their client spans)
+	PromNetErrors  string // drops and errors on the network interfaces of the service's pods
 }
 
 // chTime formats t as a ClickHouse DateTime64 literal expression.
@@ -88,7 +108,8 @@ func newCommands(d *Data, w rootcause.Window) Commands {
 	}
 	c.LogCLI = "logcli query --since=1h " + shQuote(c.LogQLTrace)
 	fillSQL(&c, svc, trace, w)
-	fillKubectl(&c, svc)
+	fillSpanSQL(&c, svc, trace, w)
+	fillKubectl(&c, svc, caller)
 	fillProm(&c, svc, caller)
 	fillBreaker(&c, svc, caller)
 	c.PgActivity = "SELECT state, wait_event_type, count(*) AS conns, max(now() - state_change) AS oldest\n" +
@@ -113,7 +134,57 @@ func fillSQL(c *Commands, svc, trace Text, w rootcause.Window) {
 		"\nGROUP BY pattern ORDER BY first LIMIT 20"
 }
 
-func fillKubectl(c *Commands, svc Text) {
+// fillSpanSQL fills the queries over otel_traces. "before" is the 30
+// minutes before the window (the baseline), "during" the window; a zero
+// window is the last hour, split at 30 minutes ago.
+func fillSpanSQL(c *Commands, svc, trace Text, w rootcause.Window) {
+	// when is the window with its baseline, during the window alone, for
+	// the timestamp column col.
+	when := func(col string) string { return col + " >= now() - INTERVAL 1 HOUR" }
+	during := func(col string) string { return col + " >= now() - INTERVAL 30 MINUTE" }
+	split := "now() - INTERVAL 30 MINUTE"
+	if !w.From.IsZero() && !w.To.IsZero() {
+		when = func(col string) string {
+			return col + " >= " + chTime(w.From.Add(-30*time.Minute)) + " AND " + col + " < " + chTime(w.To)
+		}
+		during = func(col string) string {
+			return col + " >= " + chTime(w.From) + " AND " + col + " < " + chTime(w.To)
+		}
+		split = chTime(w.From)
+	}
+	period := "if(s.Timestamp < " + split + ", 'before', 'during') AS period"
+	c.SQLTraceSpans = "SELECT s.Timestamp, s.ServiceName, s.SpanName, s.SpanId, s.ParentSpanId,\n" +
+		"  s.Duration / 1e6 AS ms, greatest(toInt64(s.Duration) - toInt64(k.child_ns), 0) / 1e6 AS self_ms\n" +
+		"FROM otel_traces AS s\nLEFT JOIN (SELECT ParentSpanId, sum(Duration) AS child_ns FROM otel_traces\n" +
+		"  WHERE TraceId = " + trace.SQL() + " GROUP BY ParentSpanId) AS k ON k.ParentSpanId = s.SpanId\n" +
+		"WHERE s.TraceId = " + trace.SQL() + "\nORDER BY s.Timestamp"
+	c.SQLCallGap = "SELECT p.ServiceName AS caller, p.SpanName AS caller_span, s.SpanName AS callee_span,\n" +
+		"  p.Duration / 1e6 AS caller_waited_ms, s.Duration / 1e6 AS callee_took_ms,\n" +
+		"  (toInt64(p.Duration) - toInt64(s.Duration)) / 1e6 AS gap_ms\n" +
+		"FROM otel_traces AS s\nINNER JOIN otel_traces AS p ON p.TraceId = s.TraceId AND p.SpanId = s.ParentSpanId\n" +
+		"WHERE s.TraceId = " + trace.SQL() + " AND p.TraceId = " + trace.SQL() + "\n" +
+		"  AND s.ServiceName = " + svc.SQL() + " AND p.ServiceName != s.ServiceName\nORDER BY gap_ms DESC"
+	c.SQLCallGapBy = "SELECT p.ServiceName AS caller, " + period + ", count() AS calls,\n" +
+		"  quantile(0.5)(p.Duration) / 1e6 AS caller_waited_p50_ms, quantile(0.5)(s.Duration) / 1e6 AS callee_took_p50_ms\n" +
+		"FROM otel_traces AS s\nINNER JOIN (SELECT TraceId, SpanId, ServiceName, Duration FROM otel_traces\n" +
+		"  WHERE " + when("Timestamp") + ") AS p ON p.TraceId = s.TraceId AND p.SpanId = s.ParentSpanId\n" +
+		"WHERE s.ServiceName = " + svc.SQL() + " AND p.ServiceName != s.ServiceName\n  AND " + when("s.Timestamp") +
+		"\nGROUP BY caller, period ORDER BY caller, period"
+	c.SQLSelfTime = "SELECT s.SpanName, " + period + ", count() AS spans,\n" +
+		"  quantile(0.5)(greatest(toInt64(s.Duration) - toInt64(k.child_ns), 0)) / 1e6 AS self_p50_ms,\n" +
+		"  quantile(0.5)(s.Duration) / 1e6 AS p50_ms\n" +
+		"FROM otel_traces AS s\nLEFT JOIN (SELECT TraceId, ParentSpanId, sum(Duration) AS child_ns FROM otel_traces\n" +
+		"  WHERE " + when("Timestamp") + " GROUP BY TraceId, ParentSpanId) AS k\n  ON k.TraceId = s.TraceId AND k.ParentSpanId = s.SpanId\n" +
+		"WHERE s.ServiceName = " + svc.SQL() + " AND " + when("s.Timestamp") +
+		"\nGROUP BY s.SpanName, period ORDER BY s.SpanName, period"
+	c.SQLSlowTraces = "SELECT TraceId, SpanName, Duration / 1e6 AS ms, Timestamp\nFROM otel_traces\n" +
+		"WHERE ServiceName = " + svc.SQL() + " AND " + during("Timestamp") + "\nORDER BY Duration DESC LIMIT 10"
+	c.SQLErrorTraces = "SELECT TraceId, min(Timestamp) AS first, count() AS lines, any(Body) AS body\nFROM otel_logs\n" +
+		"WHERE ServiceName = " + svc.SQL() + " AND SeverityNumber >= 13 AND TraceId != ''\n  AND " + during("Timestamp") +
+		"\nGROUP BY TraceId ORDER BY first LIMIT 10"
+}
+
+func fillKubectl(c *Commands, svc, caller Text) {
 	dep := shQuote("deploy/" + svc.raw())
 	c.KubectlLogs = "kubectl logs " + dep + " --all-containers --since=15m --timestamps"
 	c.KubectlPrevious = "kubectl logs " + dep + " --previous --timestamps"
@@ -125,6 +196,13 @@ func fillKubectl(c *Commands, svc Text) {
 	c.RolloutStatus = "kubectl rollout status " + dep
 	c.RolloutPause = "kubectl rollout pause " + dep
 	c.ScaleUp = "kubectl scale " + dep + " --replicas=REPLICAS"
+	c.KubectlTopPods = "kubectl top pods --containers -l " + shQuote("app.kubernetes.io/name="+svc.raw())
+	c.KubectlPodsWide = "kubectl get pods -o wide -l " + shQuote("app.kubernetes.io/name="+svc.raw())
+	c.KubectlCallerPods = "kubectl get pods -o wide -l " + shQuote("app.kubernetes.io/name="+caller.raw())
+	c.CPUResources = "kubectl get " + dep + " -o jsonpath=" +
+		shQuote(`{range .spec.template.spec.containers[*]}{.name}: requests {.resources.requests.cpu}, limits {.resources.limits.cpu}{"\n"}{end}`)
+	c.SetCPULimit = "kubectl set resources " + dep + " --limits=cpu=CPU_LIMIT"
+	c.KubectlTopNode = "kubectl top nodes --sort-by=cpu"
 	c.DescribeDeploy = "kubectl describe " + dep
 }
 
@@ -141,6 +219,12 @@ func fillProm(c *Commands, svc, caller Text) {
 		` or max by (queue_name) (aws_sqs_approximate_number_of_messages_visible_average{queue_name=~".*(dlq|dead).*"})`
 	c.PromRetries = fmt.Sprintf(`sum(rate(resilience4j_retry_calls_total{job=%s, kind!="successful_without_retry"}[5m]))`, caller.PromQL())
 	c.PromRateLimit = fmt.Sprintf(`sum(rate(http_client_request_duration_seconds_count{job=%s, http_response_status_code="429"}[5m]))`, caller.PromQL())
+	ctr := "container=" + svc.PromQL()
+	podRe := strconv.Quote(regexp.QuoteMeta(svc.raw()) + "-.*")
+	c.PromThrottled = fmt.Sprintf(`sum by (pod) (rate(container_cpu_cfs_throttled_periods_total{%s}[5m])) / sum by (pod) (rate(container_cpu_cfs_periods_total{%s}[5m]))`, ctr, ctr)
+	c.PromCPUUsage = fmt.Sprintf(`sum by (pod) (rate(container_cpu_usage_seconds_total{%s}[5m])) / sum by (pod) (kube_pod_container_resource_limits{%s, resource="cpu"})`, ctr, ctr)
+	c.PromClientWait = fmt.Sprintf(`histogram_quantile(0.99, sum by (le, job) (rate(http_client_request_duration_seconds_bucket{server_address=%s}[5m])))`, svc.PromQL())
+	c.PromNetErrors = fmt.Sprintf(`sum by (pod) (rate(container_network_receive_packets_dropped_total{pod=~%s}[5m]) + rate(container_network_transmit_packets_dropped_total{pod=~%s}[5m]) + rate(container_network_receive_errors_total{pod=~%s}[5m]))`, podRe, podRe, podRe)
 }
 
 func fillBreaker(c *Commands, svc, caller Text) {

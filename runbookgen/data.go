@@ -44,6 +44,7 @@ type Data struct {
 	EntryPoints  []Text
 	UserFacing   bool   // some entry point looks like a user request
 	DataLoss     bool   // the kind loses data until someone acts (DLQ, dropped messages)
+	Slowness     bool   // the kind's evidence is slowness, not errors (latency, network delay, CPU starvation)
 	Examples     []Text // up to MaxExamples trace ids
 	Downstream   []Text // services Service calls whose calls failed in the window
 
@@ -90,6 +91,7 @@ func (g *Generator) newData(rep *rootcause.Report, c *rootcause.Candidate) *Data
 		EntryPoints: texts(c.EntryPoints, MaxEntryPointLen),
 		UserFacing:  userFacing(c.EntryPoints) != "",
 		DataLoss:    LosesData(c.Kind),
+		Slowness:    Slowness(kind),
 		Examples:    examples(c.ExampleTraces),
 		Downstream:  downstream(rep.Edges, c.Service),
 	}
@@ -120,6 +122,7 @@ func (g *Generator) newKindData(k schema.Kind) *Data {
 		Callers:  []Text{NewText(phCaller, 0)},
 		Examples: []Text{NewText(phTrace, 0)},
 		DataLoss: LosesData(k),
+		Slowness: Slowness(k),
 		Severity: SevP2, MTTR: MTTRTarget(SevP2),
 		SeverityReason: "P2 by default for a generic runbook: an incident's runbook sets it " +
 			"from the share of failing traces, user-facing entry points and data loss.",
@@ -208,6 +211,8 @@ func kindName(k schema.Kind) string {
 		schema.KindUnknown:           "Unclassified failure",
 		schema.KindLatency:           "Latency regression",
 		schema.KindLogAnomaly:        "Log anomaly",
+		schema.KindNetworkDelay:      "Network delay",
+		schema.KindCPUStarvation:     "CPU starvation",
 	}
 	if n, ok := names[k]; ok {
 		return n

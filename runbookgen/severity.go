@@ -43,6 +43,17 @@ func LosesData(k schema.Kind) bool {
 	return k == schema.KindPoisonMessage || k == schema.KindRetryExhausted
 }
 
+// Slowness reports whether the evidence of this kind is slowness rather
+// than errors: its candidates may have no failing trace at all, and their
+// runbooks look for slow spans, not error lines.
+func Slowness(k schema.Kind) bool {
+	switch k {
+	case schema.KindLatency, schema.KindNetworkDelay, schema.KindCPUStarvation:
+		return true
+	}
+	return false
+}
+
 // userFacing returns the first entry point that looks like a request a user
 // waits on (anything not named like background work), or "".
 func userFacing(entries []string) string {
@@ -86,12 +97,18 @@ func severity(rep *rootcause.Report, c *rootcause.Candidate, quote func(Text) st
 		sev = SevP3
 	}
 	var why []string
-	why = append(why, fmt.Sprintf("%s of the window's traces fail here (%d of %d)",
-		pct(share), c.Traces, rep.Traces))
+	fails, fail := "fails", "fail"
+	if c.Traces == 0 && Slowness(c.Kind) {
+		why = append(why, fmt.Sprintf("no trace fails here (0 of %d): the evidence is slowness, not errors", rep.Traces))
+		fails, fail = "is slow", "are slow"
+	} else {
+		why = append(why, fmt.Sprintf("%s of the window's traces fail here (%d of %d)",
+			pct(share), c.Traces, rep.Traces))
+	}
 	if user != "" {
-		why = append(why, "a user-facing entry point fails ("+quote(NewText(user, MaxEntryPointLen))+")")
+		why = append(why, "a user-facing entry point "+fails+" ("+quote(NewText(user, MaxEntryPointLen))+")")
 	} else if len(c.EntryPoints) > 0 {
-		why = append(why, "only background entry points fail")
+		why = append(why, "only background entry points "+fail)
 	} else {
 		why = append(why, "no entry point was recorded")
 	}

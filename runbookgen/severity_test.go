@@ -25,6 +25,9 @@ func TestSeverity(t *testing.T) {
 		{"background only", 20, schema.KindTimeout, []string{"nightly cron job"}, SevP3, "only background"},
 		{"background but 6%", 60, schema.KindTimeout, []string{"batch worker"}, SevP2, "only background"},
 		{"nothing recorded", 1, schema.KindDeterministic, nil, SevP3, "no entry point"},
+		{"slow for users, nothing failed", 0, schema.KindNetworkDelay, []string{"GET /cart"}, SevP2, "entry point is slow"},
+		{"slow in the background", 0, schema.KindCPUStarvation, []string{"orders consumer"}, SevP3, "evidence is slowness"},
+		{"slow and failing", 300, schema.KindLatency, nil, SevP1, "30.0%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
