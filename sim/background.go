@@ -22,7 +22,13 @@ func (s *sim) background(from, to time.Time) {
 func (s *sim) periodic(n *node, p *pod, from, to time.Time) {
 	sc := scope{n: n, p: p}
 	every := s.r.dur(10*time.Second, 30*time.Second)
+	if !p.until.IsZero() {
+		to = p.until
+	}
 	for t := from.Add(s.r.dur(0, every)); t.Before(to); t = t.Add(every + s.r.dur(0, time.Second)) {
+		if !p.live(t) {
+			continue
+		}
 		if n.access != 0 && n.flavor%2 == 0 {
 			s.log(sc, line{at: t, sev: schema.SeverityInfo, logger: logger(n, "access"), body: "GET /healthz 200"})
 		}
@@ -38,6 +44,10 @@ func (s *sim) faultLines() {
 	n := s.p.target
 	switch s.p.kind {
 	case schema.KindBadDeploy:
+		if s.p.badEdge != nil {
+			s.rolloutLines(n)
+			return
+		}
 		for _, p := range n.pods {
 			s.restart(n, p, p.deployAt, false)
 		}
@@ -136,5 +146,24 @@ func (s *sim) limiterLines(n *node) {
 	for t := s.p.onset.Add(10 * time.Second); t.Before(s.p.end); t = t.Add(10 * time.Second) {
 		s.log(scope{n: n, p: n.pickPod(s.r)}, line{at: t, sev: schema.SeverityWarn, logger: logger(n, "ratelimit"),
 			body: limiterSummaryMsg(n, s.r.between(40, 900)), fault: true})
+	}
+}
+
+// rolloutLines writes a rolling deploy's lines: each new pod's startup,
+// each old pod's shutdown as its replacement is ready.
+func (s *sim) rolloutLines(n *node) {
+	for _, p := range n.pods {
+		if p.from.IsZero() {
+			continue
+		}
+		t := p.from.Add(-s.r.dur(2*time.Second, 6*time.Second))
+		for _, msg := range startupMsgs(n, p, p.from) {
+			t = t.Add(s.r.dur(20*time.Millisecond, 900*time.Millisecond))
+			s.log(scope{n: n, p: p}, line{at: t, sev: schema.SeverityInfo, logger: logger(n, "startup"), body: msg})
+		}
+	}
+	for _, p := range s.p.oldPods {
+		s.log(scope{n: n, p: p}, line{at: p.until.Add(-s.r.dur(time.Second, 3*time.Second)), sev: schema.SeverityInfo,
+			logger: logger(n, "startup"), body: shutdownMsg(n)})
 	}
 }

@@ -24,10 +24,18 @@ type host struct {
 
 // buildGraph makes the topology, the pods and the edges' policies.
 func buildGraph(r rng, cfg Config) *graph {
-	b := &builder{r: r, cfg: cfg, g: &graph{}, suffix: pick(r, nameSuffixes()),
+	b := &builder{r: r, cfg: cfg, g: &graph{topology: cfg.Topology, namespace: "shop"}, suffix: pick(r, nameSuffixes()),
 		policies: map[[2]*node]*edgePolicy{}}
 	b.g.ids64 = r.chance(0.25)
 	b.makeHosts()
+	switch cfg.Topology {
+	case topoJobQueue:
+		b.buildJobQueue()
+		return b.g
+	case topoEdge:
+		b.buildEdge()
+		return b.g
+	}
 	b.makeServices()
 	b.makeOps()
 	b.makeResources()
@@ -115,7 +123,12 @@ func (b *builder) versions(s stack) [2]string {
 
 func (b *builder) makePods(n *node) {
 	rs := b.r.hexID(5)[:9] + b.r.hexID(1)[:1]
-	for i, k := 0, b.r.between(1, 3); i < k; i++ {
+	b.podsOf(n, rs, b.r.between(1, 3))
+}
+
+// podsOf gives n k more pods of replica set rs.
+func (b *builder) podsOf(n *node, rs string, k int) {
+	for i := 0; i < k; i++ {
 		h := pick(b.r, b.hosts)
 		p := &pod{name: fmt.Sprintf("%s-%s-%s", n.name, rs, podSuffix(b.r)), host: h.name, skew: h.skew,
 			ip: fmt.Sprintf("10.%d.%d.%d", b.r.between(1, 3), b.r.between(0, 255), b.r.between(2, 254))}

@@ -189,12 +189,18 @@ func (b *builder) addEdge(o *op, t *node, top *op) {
 			return
 		}
 	}
+	o.calls = append(o.calls, b.newEdge(o, t, top))
+}
+
+// newEdge makes a call from o to t with the policy for its kind of target,
+// without adding it to o's calls.
+func (b *builder) newEdge(o *op, t *node, top *op) *edge {
 	e := &edge{from: o.owner, to: t, toOp: top, client: pascal(baseName(t)) + "Client"}
 	b.policy(e)
-	o.calls = append(o.calls, e)
 	if !contains(o.owner.deps, t) {
 		o.owner.deps = append(o.owner.deps, t)
 	}
+	return e
 }
 
 func contains(ns []*node, n *node) bool {

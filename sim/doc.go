@@ -14,6 +14,30 @@
 // skewed, write in one log format each (the one their shipper carries) and
 // most of them export spans; some traces are exported without spans.
 //
+// Config.Topology picks the shape of the system (Topologies); each has its
+// own vocabulary of names, drawn from the seed, so that nothing tuned on one
+// carries over to another:
+//
+//	shop      the graph above: entry gateways, business services on levels,
+//	          per-service databases and caches, third-party APIs, one queue
+//	jobqueue  an API that enqueues jobs (POST /v1/jobs, after a tenant quota
+//	          check) on <word>-jobs; a pool of <word>-worker pods consumes it
+//	          (traces run producer → queue → worker) and calls two to four stage
+//	          services, the jobs database, a third-party store and an audit-log
+//	          service every worker writes to; job status and result links are
+//	          read through a status service
+//	edge      an edge router in front: each route checks a token, looks in a
+//	          cache (a hit answers at once, a miss goes on), then calls its own
+//	          backend (<word>-origin, -backend, …), some of which fail over to a
+//	          fallback backend (static-fallback, …) when they fail; backends call a
+//	          resolver, their databases and a third-party API, and publish
+//	          invalidations a purger consumes
+//
+// Outside the shop, databases are named <word>-pg, -store, -mysql or -mongo
+// and their clients' spans carry db.name and server.address besides
+// peer.service; the namespace (OTLP service.namespace, Loki's label) is the
+// topology's own. Every fault kind applies to every topology.
+//
 // After a fault-free baseline, one fault (one of FaultKinds) starts inside
 // the incident window and the system reacts as real systems do: callers
 // time out after their callee logged the real failure, breakers open and
@@ -32,8 +56,9 @@
 //	                       labels service_name, pod, namespace, container, node
 //	<service>.jsonl[.gz]   JSON lines of one service's logger
 //	<service>.log[.gz]     text lines of one service (traceparent format)
-//	truth.json             scenario, window, onset, root_cause, failed_traces,
-//	                       extra_files, plus seed, baseline and services (service → format)
+//	truth.json             scenario, window, onset, root_cause (service, kind, fault_type),
+//	                       failed_traces, extra_files, plus seed, topology, baseline and
+//	                       services (service → format)
 //
 // Each service logs in one format, the one its shipper carries:
 //
@@ -55,11 +80,72 @@
 // in a field in JSON ones. A system with a Datadog-format service uses
 // 64-bit trace ids throughout (zero-padded to 32 hex in OTLP and truth).
 //
+// # Faults
+//
+// Faults lists every variant (truth.json's root_cause.fault_type) of every
+// kind; Config.Fault picks the kind and Config.FaultType the variant:
+//
+//	dependency-timeout  third-party-slow            a third-party API slows down; callers time out, breakers open
+//	                    silent-db                   a database slows down; its callers time out and log it
+//	                    silent-api                  third-party-slow, the API spelled differently by each caller
+//	db-pool-exhaustion  connection-pool-exhaustion  a service's pool runs dry; it logs acquire timeouts
+//	resource-gc         gc-pressure                 stop-the-world pauses, WARN lines, callers time out
+//	bad-deploy          regression-after-deploy     a new version throws on one operation
+//	                    silent-deploy               a new version, on new pods, sends calls its callee rejects
+//	rate-limit          rate-limit-retry-storm      a service answers 429; retries without jitter amplify
+//	poison-message      poison-message              the consumer fails on a message until the DLQ
+//	connection-refused  crash-loop                  the service is down, restarts, is down longer
+//	oom                 oom-kill                    pods are killed for memory, after GC pauses
+//	network-delay       network-delay               one pod's network slows down
+//	cpu-starvation      cpu-starvation              a service's own work slows down
+//
+// The silent faults write no log line about themselves and no error of
+// their own at the faulty component:
+//
+//   - network-delay: one pod of a business service (the service, when it
+//     has one pod) gets +50..400 ms (from the seed) per round trip, half each
+//     way, log-normal jitter, ramping in with the fault. Calls into the pod
+//     wait longer on the wire, so its callers' client spans grow while its own
+//     server spans, and their self time, stay as in the baseline; a caller
+//     pushed past its timeout times out as it would. Its own outgoing calls
+//     are delayed too, but never past a third of their timeout, so it never
+//     times out itself.
+//   - cpu-starvation: a business service's own work (the self time of its
+//     spans) is 3..10 times slower, and its clients add a little overhead
+//     (under a third of each call's timeout) to every outgoing call; its
+//     callees do not slow.
+//   - silent-db: a database (no spans, no logs of its own) gets slow for a
+//     share of queries and slower for the rest; callers time out (statement
+//     timeouts) and log it naming the database by peer.service, the name
+//     truth.json gives.
+//   - silent-api: third-party-slow, but each calling service names the API
+//     its own way: the busiest by peer.service (the name truth.json gives),
+//     the others only by server.address (api.<name>.example.com) or only by
+//     url.full and the URLs in their messages. An API with fewer than three
+//     calling services gets more.
+//   - silent-deploy: shortly before onset a business service rolls out its
+//     new service.version on new pods (new replica set, new pod names,
+//     INFO startup lines), an old pod stopping as each new one is ready. The
+//     new version leaves a field out of the requests along one call to a
+//     service; the callee logs the validation failure at ERROR and answers
+//     400, which the new version ignores: it logs nothing and answers its
+//     caller as usual (only its HTTP client's span records the 400).
+//
 // A failed trace is one in which the fault produced at least one error (an
 // ERROR log or a span with error status); its origin_service is the faulty
-// service, or the third-party API for a dependency-timeout. A third-party
-// API logs nothing: it appears as peer.service on its callers' client spans
-// and error logs, in URLs (api.<name>.example.com) and in breaker names.
+// service (truth.json's root_cause.service: the API or database for a
+// dependency-timeout, the deployed service for silent-deploy). For
+// network-delay and cpu-starvation, whose target writes no error, it is the
+// service that wrote the trace's first fault-caused error record in true
+// time (a log when written, a span when it ended): usually the caller that
+// timed out; a trace whose only such error is a span left unexported is not
+// counted. Without errors these two leave few or no failed traces. A
+// third-party API logs nothing: it appears as peer.service on its callers'
+// client spans and error logs, in URLs (api.<name>.example.com) and in
+// breaker names.
+//
+// A fault draws from the seed only on its own paths: adding faults and
+// topologies left what the earlier kinds generate in the shop unchanged.
 //
 // Seeds are stable for one version of this package: a change to the
 // simulator may change what a seed generates.

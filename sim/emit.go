@@ -36,7 +36,7 @@ func (s *sim) log(sc scope, l line) {
 	s.recs = append(s.recs, rec)
 	s.meta = append(s.meta, recMeta{at: l.at, node: sc.n, pod: sc.p, fault: l.fault, cause: l.cause})
 	if l.fault && l.sev >= schema.SeverityError {
-		s.markFailed(sc.tc)
+		s.markFailed(sc.tc, sc.n, l.at, true)
 	}
 }
 
@@ -54,10 +54,11 @@ type spanRec struct {
 
 // span writes a span of sc's service, when the trace and the service export spans.
 func (s *sim) span(sc scope, sp spanRec) {
+	exported := sc.tc != nil && sc.tc.spans && sc.n.traced
 	if sp.failed && sp.fault {
-		s.markFailed(sc.tc)
+		s.markFailed(sc.tc, sc.n, sp.end, exported)
 	}
-	if sc.tc == nil || !sc.tc.spans || !sc.n.traced {
+	if !exported {
 		return
 	}
 	rec := schema.Record{

@@ -25,6 +25,13 @@ type plan struct {
 	down        []interval    // connection-refused: the service is down (crash loop)
 	kills       [][]time.Time // oom: per pod, the OOM kills
 	restart     time.Duration // oom: how long a killed pod takes to serve again
+
+	delay    time.Duration // network-delay: the extra round trip at full strength
+	delayPod int           // network-delay: the slowed pod's index; -1 every pod
+	slowdown float64       // cpu-starvation: the factor on the service's own work at full strength
+	badEdge  *edge         // silent bad deploy: the call the new version gets wrong
+	badField string        // silent bad deploy: the field it leaves out
+	oldPods  []*pod        // silent bad deploy: the pods the new ones replace
 }
 
 type interval struct{ from, to time.Time }

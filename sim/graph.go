@@ -33,6 +33,9 @@ type graph struct {
 	entries []*node
 	queue   *node // the queue, whose consumer is queue.consumer
 	ids64   bool  // trace ids are 64-bit (a Datadog-era system)
+	// topology is the shape the graph was built in (Topologies); namespace
+	// is the Kubernetes namespace its pods run in.
+	topology, namespace string
 }
 
 // node is one service or resource of the graph.
@@ -57,6 +60,8 @@ type node struct {
 	consumer    *op           // queues: the operation that consumes them
 	access      int           // 0 no access log, 1 INFO always, 2 level by status
 	app         string        // Java services: the application class name
+	dbName      string        // databases outside the shop: db.name on client spans
+	address     string        // databases outside the shop: server.address on client spans
 }
 
 // pod is one instance of a service, on a host with its own clock skew.
@@ -65,6 +70,9 @@ type pod struct {
 	skew           time.Duration
 	deployAt       time.Time // when it switched to versions[1]; zero never
 	attrs          [2]map[string]string
+	// from and until bound the pod's life (a rolling deploy's new and old
+	// pods); zero is unbounded.
+	from, until time.Time
 }
 
 // op is one operation a service serves and the calls it makes.
@@ -76,6 +84,7 @@ type op struct {
 	parallel bool // calls run concurrently (fan-out)
 	self     time.Duration
 	chatter  []string // INFO lines it writes
+	hit      float64  // share of requests its first call, a cache, answers (the rest go on); 0 none
 }
 
 // edge is a call from an operation to a node, with its resilience policy.
@@ -92,7 +101,19 @@ type edge struct {
 	fallback string // what the caller falls back to; "" none
 	client   string // the client's name in logs (class, breaker name)
 	policy   *edgePolicy
+	alt      *edge    // the call made instead when this one fails (a fallback backend); nil none
+	spell    spelling // how the caller names the callee in its attributes
 }
+
+// spelling is how a caller names its callee in its spans' and logs'
+// attributes: peer.service (the default), server.address, or only the URL.
+type spelling uint8
+
+const (
+	spellPeer spelling = iota
+	spellAddress
+	spellURL
+)
 
 // edgePolicy is what all edges between two nodes share: one breaker, one bulkhead.
 type edgePolicy struct {
@@ -113,6 +134,11 @@ func (n *node) logs() bool { return n.role == roleService || n.role == roleEntry
 
 // pickPod returns one of the node's pods.
 func (n *node) pickPod(r rng) *pod { return n.pods[r.IntN(len(n.pods))] }
+
+// live reports whether the pod serves at true time t.
+func (p *pod) live(t time.Time) bool {
+	return (p.from.IsZero() || !t.Before(p.from)) && (p.until.IsZero() || t.Before(p.until))
+}
 
 // version is the pod's version at true time t.
 func (p *pod) version(t time.Time) int {

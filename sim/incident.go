@@ -23,6 +23,7 @@ type Incident struct {
 	Truth Truth
 
 	g    *graph
+	p    *plan
 	meta []recMeta // parallel to Records
 }
 
@@ -59,10 +60,13 @@ func Generate(cfg Config) (*Incident, error) {
 	if cfg.Fault == "" {
 		cfg.Fault = pick(r, FaultKinds())
 	}
+	if cfg.FaultType == "" {
+		cfg.FaultType = faultTypes(cfg.Fault)[0]
+	}
 	g := buildGraph(r, cfg)
 	s := newSim(cfg, r, g, planFault(r, g, cfg, cfg.Fault))
 	s.run()
-	inc := &Incident{Config: cfg, g: g}
+	inc := &Incident{Config: cfg, g: g, p: s.p}
 	inc.Records, inc.meta = sortRecords(s.recs, s.meta)
 	inc.Truth = s.truth()
 	return inc, nil

@@ -22,7 +22,7 @@ func (s *sim) invoke(sc scope, e *edge, t time.Time) outcome {
 		}
 		wait := s.backoff(e, a, out)
 		s.log(sc, line{at: out.end.Add(50 * time.Microsecond), sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
-			body: retryMsg(sc.n, e, a, wait, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}})
+			body: retryMsg(sc.n, e, a, wait, out), fault: out.fault, kv: peerKV(e)})
 		t = out.end.Add(wait)
 	}
 	if e.bulkhead != nil {
@@ -69,7 +69,7 @@ func (s *sim) logTransition(sc scope, e *edge, t time.Time, tr *transition) {
 		sev = schema.SeverityWarn
 	}
 	s.log(sc, line{at: t.Add(30 * time.Microsecond), sev: sev, logger: logger(sc.n, "breaker"),
-		body: breakerTransitionMsg(sc.n, e, tr), fault: e.breaker.faulty, kv: []string{schema.AttrPeerService, e.to.name}})
+		body: breakerTransitionMsg(sc.n, e, tr), fault: e.breaker.faulty, kv: peerKV(e)})
 }
 
 // retryable reports whether a client retries after out.
@@ -98,21 +98,28 @@ func (s *sim) backoff(e *edge, a int, out outcome) time.Duration {
 // the client span.
 func (s *sim) attempt(sc scope, e *edge, t time.Time) outcome {
 	cs := s.spanID()
+	pre, post := s.overhead(sc, e, t)
+	at := t.Add(pre)
 	var in outcome
 	switch e.to.role {
 	case roleDatabase:
-		in = s.query(sc, e, t)
+		in = s.query(sc, e, at)
 	case roleCache:
-		in = outcome{end: t.Add(s.r.latency(700 * time.Microsecond))}
+		in = outcome{end: at.Add(s.r.latency(700 * time.Microsecond))}
 	case roleExternal:
-		in = s.external(e, t)
+		in = s.external(e, at)
 	case roleQueue:
-		in = s.publish(sc, e, t, cs)
+		in = s.publish(sc, e, at, cs)
 	default:
 		net := s.r.dur(300*time.Microsecond, 3*time.Millisecond)
-		in = s.serve(sc.tc, e.to, e.toOp, t.Add(net), cs)
+		if s.rejects(sc, e, at) {
+			in = s.reject(sc.tc, e, at.Add(net), cs)
+		} else {
+			in = s.serve(sc.tc, e.to, e.toOp, at.Add(net), cs)
+		}
 		in.end = in.end.Add(net)
 	}
+	in.end = in.end.Add(post)
 	out := in
 	if in.end.Sub(t) > e.timeout {
 		out = outcome{end: t.Add(e.timeout), fail: failTimeout, fault: in.fault}
@@ -121,11 +128,17 @@ func (s *sim) attempt(sc scope, e *edge, t time.Time) outcome {
 		out.err = clientErrorMsg(sc.n, e, out)
 	}
 	s.clientSpan(sc, e, cs, t, out)
+	if out.ignored { // the caller's new version does not look at the answer
+		out.fail, out.err = okay, ""
+	}
 	return out
 }
 
 // query is a database call.
 func (s *sim) query(sc scope, e *edge, t time.Time) outcome {
+	if s.p.is(schema.KindDependencyTimeout, e.to) && s.p.active(t) {
+		return s.slowQuery(t)
+	}
 	return outcome{end: t.Add(s.r.latency(4 * time.Millisecond))}
 }
 
@@ -173,10 +186,13 @@ func (s *sim) external(e *edge, t time.Time) outcome {
 // clientSpan writes the caller's span of one attempt.
 func (s *sim) clientSpan(sc scope, e *edge, id schema.SpanID, t time.Time, out outcome) {
 	kind := kindClient
-	kv := []string{schema.AttrPeerService, e.to.name}
+	kv := peerKV(e)
 	switch e.to.role {
 	case roleDatabase:
 		kv = append(kv, "db.system", e.to.dbSystem, "db.namespace", baseName(e.from))
+		if e.to.dbName != "" {
+			kv = append(kv, "db.name", e.to.dbName, "server.address", e.to.address)
+		}
 	case roleCache:
 		kv = append(kv, "db.system", "redis")
 	case roleQueue:

@@ -88,6 +88,8 @@ func grpcErrorMsg(n *node, e *edge, out outcome) string {
 		code, desc = "Unavailable", "error reading from server: EOF"
 	case out.status == 429:
 		code, desc = "ResourceExhausted", "rate limit exceeded"
+	case out.status == 400:
+		code, desc = "InvalidArgument", "invalid request"
 	}
 	upper := grpcUpper(code)
 	switch n.stack {

@@ -34,6 +34,8 @@ func grpcStatusNumber(status int) string {
 		return "14"
 	case "Internal":
 		return "13"
+	case "InvalidArgument":
+		return "3"
 	}
 	return "0"
 }
@@ -42,6 +44,8 @@ func grpcCode(status int) string {
 	switch {
 	case status == 429:
 		return "ResourceExhausted"
+	case status == 400:
+		return "InvalidArgument"
 	case status == 504:
 		return "DeadlineExceeded"
 	case status == 503 || status == 502:

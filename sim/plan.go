@@ -17,7 +17,22 @@ func planFault(r rng, g *graph, cfg Config, kind schema.Kind) *plan {
 	if r.chance(0.4) {
 		p.end = p.onset.Add(time.Duration(float64(to.Sub(p.onset)) * (0.65 + 0.25*r.Float64())))
 	}
+	switch cfg.FaultType {
+	case typeSilentDB:
+		planSilentDB(r, g, p)
+		return p
+	case typeSilentAPI:
+		planSilentAPI(r, g, cfg, p)
+		return p
+	case typeSilentDeploy:
+		planSilentDeploy(r, g, p)
+		return p
+	}
 	switch kind {
+	case schema.KindNetworkDelay:
+		planNetworkDelay(r, g, p)
+	case schema.KindCPUStarvation:
+		planCPU(r, g, p)
 	case schema.KindDependencyTimeout:
 		planDependency(r, g, p)
 	case schema.KindDBPoolExhaustion:

@@ -28,6 +28,7 @@ type outcome struct {
 	status     int
 	fail       failure
 	fault      bool // the fault made it fail or slow
+	ignored    bool // the caller's client ignores the failure (a silent bad deploy)
 	retryAfter time.Duration
 	attempts   int
 	err        string // the error as the caller's client reports it
@@ -44,8 +45,14 @@ func (s *sim) serve(tc *traceCtx, n *node, o *op, t time.Time, parent schema.Spa
 		s.chatter(sc, o, t.Add(time.Millisecond), 0)
 		return out
 	}
+	in, back := s.wire(n, pi, t)
+	t = t.Add(in)
 	out = s.handle(sc, o, t)
 	s.finish(sc, o, t, parent, out)
+	if in > 0 || s.cpuFactor(n, t) > 1 {
+		out.end = out.end.Add(back)
+		out.fault = out.fault || out.fail == okay // slow because of the fault
+	}
 	return out
 }
 
@@ -60,6 +67,9 @@ func (s *sim) reach(n *node, t time.Time) (int, outcome, bool) {
 	start := s.r.IntN(len(n.pods))
 	for i := range n.pods {
 		pi := (start + i) % len(n.pods)
+		if !n.pods[pi].live(t) {
+			continue
+		}
 		refuses, gone, kill := s.p.podState(n, pi, t, 2*time.Second)
 		if refuses {
 			return 0, refused, false
@@ -77,7 +87,8 @@ func (s *sim) reach(n *node, t time.Time) (int, outcome, bool) {
 
 // handle runs operation o: faults at this service, its calls, its own work.
 func (s *sim) handle(sc scope, o *op, t time.Time) outcome {
-	cur := t.Add(s.r.dur(200*time.Microsecond, 2*time.Millisecond))
+	cpu := s.cpuFactor(sc.n, t)
+	cur := t.Add(scaled(s.r.dur(200*time.Microsecond, 2*time.Millisecond), cpu))
 	s.chatter(sc, o, cur, 0)
 	if out, hit := s.rateLimited(sc, cur); hit {
 		return out
@@ -96,7 +107,7 @@ func (s *sim) handle(sc scope, o *op, t time.Time) outcome {
 	if out.fail != okay {
 		return out
 	}
-	cur = end.Add(s.r.latency(o.self))
+	cur = end.Add(scaled(s.r.latency(o.self), cpu))
 	s.chatter(sc, o, cur, 1)
 	if wait > time.Second && s.r.chance(0.5) {
 		s.log(sc, line{at: cur, sev: schema.SeverityWarn, logger: logger(sc.n, "web"),
@@ -115,11 +126,21 @@ func (s *sim) calls(sc scope, o *op, cur time.Time) (time.Time, outcome) {
 		out := s.invoke(sc, e, cur)
 		cur = out.end
 		if out.fail == okay {
+			if o.hit > 0 && e.to.role == roleCache && s.r.chance(o.hit) {
+				break // answered from the cache
+			}
 			continue
 		}
 		if s.fallback(sc, e, out) {
 			cur = cur.Add(s.r.dur(time.Millisecond, 15*time.Millisecond))
-			continue
+			if e.alt == nil {
+				continue
+			}
+			if out = s.invoke(sc, e.alt, cur); out.fail == okay {
+				cur = out.end
+				continue
+			}
+			e = e.alt
 		}
 		return cur, s.compensate(sc, o, s.fail(sc, e, out))
 	}
@@ -153,8 +174,8 @@ func (s *sim) fallback(sc scope, e *edge, out outcome) bool {
 	}
 	at := out.end.Add(100 * time.Microsecond)
 	s.log(sc, line{at: at, sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
-		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: []string{schema.AttrPeerService, e.to.name}, cause: out.fail})
-	if e.to.role != roleCache && s.r.chance(0.4) { // the cached copy is missing too: next fallback
+		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: peerKV(e), cause: out.fail})
+	if e.to.role != roleCache && e.alt == nil && s.r.chance(0.4) { // the cached copy is missing too: next fallback
 		s.log(sc, line{at: at.Add(s.r.dur(300*time.Microsecond, 2*time.Millisecond)), sev: schema.SeverityWarn,
 			logger: logger(sc.n, "client"), body: secondFallbackMsg(sc.n, e), fault: out.fault})
 	}
@@ -165,7 +186,7 @@ func (s *sim) fallback(sc scope, e *edge, out outcome) bool {
 func (s *sim) fail(sc scope, e *edge, out outcome) outcome {
 	at := out.end.Add(s.r.dur(100*time.Microsecond, 2*time.Millisecond))
 	body, exc := handlerErrorMsg(sc.n, e, out)
-	kv := []string{schema.AttrPeerService, e.to.name}
+	kv := peerKV(e)
 	if exc != "" {
 		kv = append(kv, schema.AttrExceptionType, exc)
 	}

@@ -16,6 +16,14 @@ type sim struct {
 	recs   []schema.Record
 	meta   []recMeta
 	failed map[schema.TraceID]bool
+	first  map[schema.TraceID]firstError
+}
+
+// firstError is the earliest (true time) fault-caused error of a trace and
+// the service that wrote it.
+type firstError struct {
+	at  time.Time
+	svc string
 }
 
 // traceCtx is one trace being simulated.
@@ -36,7 +44,7 @@ type scope struct {
 
 func newSim(cfg Config, r rng, g *graph, p *plan) *sim {
 	est := int(cfg.TracesPerSecond*(cfg.Baseline+cfg.Window).Seconds()) * 32
-	return &sim{cfg: cfg, r: r, g: g, p: p, failed: map[schema.TraceID]bool{},
+	return &sim{cfg: cfg, r: r, g: g, p: p, failed: map[schema.TraceID]bool{}, first: map[schema.TraceID]firstError{},
 		recs: make([]schema.Record, 0, est), meta: make([]recMeta, 0, est)}
 }
 
@@ -74,9 +82,17 @@ func (s *sim) traceID() schema.TraceID {
 
 func (s *sim) spanID() schema.SpanID { return schema.SpanID(s.r.hexID(8)) }
 
-// markFailed records that the fault made trace tc fail.
-func (s *sim) markFailed(tc *traceCtx) {
-	if tc == nil || tc.failed {
+// markFailed records that the fault made trace tc fail with an error n
+// wrote, known at true time at; written tells whether the error is a
+// record of the incident (a span may be left unexported).
+func (s *sim) markFailed(tc *traceCtx, n *node, at time.Time, written bool) {
+	if tc == nil {
+		return
+	}
+	if f, ok := s.first[tc.id]; written && (!ok || at.Before(f.at)) {
+		s.first[tc.id] = firstError{at, n.name}
+	}
+	if tc.failed {
 		return
 	}
 	tc.failed = true

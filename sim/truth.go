@@ -9,9 +9,11 @@ import (
 
 // Truth is the answer key of an incident, as truth.json holds it.
 type Truth struct {
-	Scenario  string    `json:"scenario"`
-	Source    string    `json:"source"`
-	Seed      int64     `json:"seed"`
+	Scenario string `json:"scenario"`
+	Source   string `json:"source"`
+	Seed     int64  `json:"seed"`
+	// Topology is the shape of the simulated system, one of Topologies.
+	Topology  string    `json:"topology"`
 	Window    Span      `json:"window"`
 	Baseline  Span      `json:"baseline"`
 	Onset     time.Time `json:"onset"`
@@ -45,9 +47,10 @@ type TraceTruth struct {
 func (s *sim) truth() Truth {
 	from := s.cfg.Start.Add(s.cfg.Baseline)
 	t := Truth{
-		Scenario:     fmt.Sprintf("sim-%s-%d", s.p.kind, s.cfg.Seed),
+		Scenario:     scenarioName(s.cfg, s.p),
 		Source:       "faultline/sim",
 		Seed:         s.cfg.Seed,
+		Topology:     s.cfg.Topology,
 		Window:       Span{From: from, To: from.Add(s.cfg.Window)},
 		Baseline:     Span{From: s.cfg.Start, To: from},
 		Onset:        s.p.onset.Truncate(time.Millisecond),
@@ -57,10 +60,32 @@ func (s *sim) truth() Truth {
 		Services:     map[string]string{},
 	}
 	for id := range s.failed {
-		t.FailedTraces[id] = TraceTruth{OriginService: s.p.target.name}
+		origin := s.p.target.name
+		if s.p.kind == schema.KindNetworkDelay || s.p.kind == schema.KindCPUStarvation {
+			f, ok := s.first[id]
+			if !ok {
+				continue // its only error is a span left unexported: none appears in the data
+			}
+			origin = f.svc // the target wrote no error: the first service that did
+		}
+		t.FailedTraces[id] = TraceTruth{OriginService: origin}
 	}
 	for _, n := range s.g.services() {
 		t.Services[n.name] = n.format.String()
 	}
 	return t
+}
+
+// scenarioName is sim-<kind>-<seed> for the first variant of a kind in the
+// shop, the fault type for another variant, prefixed with the topology
+// outside the shop: sim-edge-silent-db-12.
+func scenarioName(cfg Config, p *plan) string {
+	name := string(p.kind)
+	if p.faultType != faultTypes(p.kind)[0] {
+		name = p.faultType
+	}
+	if cfg.Topology != topoShop {
+		name = cfg.Topology + "-" + name
+	}
+	return fmt.Sprintf("sim-%s-%d", name, cfg.Seed)
 }

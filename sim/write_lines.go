@@ -46,7 +46,7 @@ func (inc *Incident) pushBody(idx []int, buf *[]byte) lokiPush {
 		if !ok {
 			k = len(body.Streams)
 			at[p] = k
-			body.Streams = append(body.Streams, lokiStream{Stream: lokiLabels(inc.meta[i].node, p)})
+			body.Streams = append(body.Streams, lokiStream{Stream: lokiLabels(inc.g.namespace, inc.meta[i].node, p)})
 		}
 		*buf = inc.render((*buf)[:0], i)
 		ts := strconv.FormatInt(inc.Records[i].Time.UnixNano(), 10)
@@ -55,8 +55,8 @@ func (inc *Incident) pushBody(idx []int, buf *[]byte) lokiPush {
 	return body
 }
 
-func lokiLabels(n *node, p *pod) map[string]string {
-	return map[string]string{"service_name": n.name, "pod": p.name, "namespace": "shop", "container": n.name, "node": p.host}
+func lokiLabels(ns string, n *node, p *pod) map[string]string {
+	return map[string]string{"service_name": n.name, "pod": p.name, "namespace": ns, "container": n.name, "node": p.host}
 }
 
 // writeServiceFiles writes one file per service that logs to a file.

@@ -51,10 +51,10 @@ func (inc *Incident) resourceOf(i int) resourceKey {
 	return resourceKey{inc.meta[i].pod, inc.Records[i].Attrs[schema.AttrServiceVersion]}
 }
 
-func fillResource(res pcommon.Resource, n *node, rec *schema.Record) {
+func fillResource(res pcommon.Resource, ns string, n *node, rec *schema.Record) {
 	a := res.Attributes()
 	a.PutStr("service.name", n.name)
-	a.PutStr("service.namespace", "shop")
+	a.PutStr("service.namespace", ns)
 	for _, k := range []string{schema.AttrServiceVersion, schema.AttrHost, schema.AttrPod} {
 		a.PutStr(k, rec.Attrs[k])
 	}
@@ -115,7 +115,7 @@ func (inc *Incident) traceBatch(idx []int) ptrace.Traces {
 		spans, ok := groups[key]
 		if !ok {
 			rs := td.ResourceSpans().AppendEmpty()
-			fillResource(rs.Resource(), inc.meta[i].node, &inc.Records[i])
+			fillResource(rs.Resource(), inc.g.namespace, inc.meta[i].node, &inc.Records[i])
 			ss := rs.ScopeSpans().AppendEmpty()
 			ss.Scope().SetName(scopeName(inc.meta[i].node.stack))
 			spans = ss.Spans()
@@ -171,7 +171,7 @@ func (inc *Incident) logBatch(idx []int) plog.Logs {
 		recs, ok := groups[key]
 		if !ok {
 			rl := ld.ResourceLogs().AppendEmpty()
-			fillResource(rl.Resource(), inc.meta[i].node, &inc.Records[i])
+			fillResource(rl.Resource(), inc.g.namespace, inc.meta[i].node, &inc.Records[i])
 			sl := rl.ScopeLogs().AppendEmpty()
 			sl.Scope().SetName(scopeName(inc.meta[i].node.stack))
 			recs = sl.LogRecords()

@@ -1,9 +1,14 @@
 // Command faultsim writes simulated incidents as case folders with
 // truth.json, for `analyze eval` and for tests:
 //
-//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND] [-tps R] [-services N] [-window D] [-baseline D]
+//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND|TYPE] [-topology shop|jobqueue|edge|all]
+//	         [-tps R] [-services N] [-window D] [-baseline D]
 //
-// Case i gets seed S+i and, without -fault, the fault kinds in turn.
+// Case i gets seed S+i and, without -fault, the faults of sim.Faults in
+// turn: every kind's first variant, then the silent variants (silent-db,
+// silent-api, silent-deploy). -fault takes a kind (its first variant) or a
+// fault type. -topology all gives case i the topologies in turn (shop,
+// jobqueue, edge).
 package main
 
 import (

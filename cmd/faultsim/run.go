@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
-	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 )
 
@@ -22,6 +22,7 @@ type options struct {
 	cases    int
 	seed     int64
 	fault    string
+	topology string
 	tps      float64
 	services int
 	window   time.Duration
@@ -35,7 +36,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "", "directory to write the case folders into (required)")
 	fs.IntVar(&o.cases, "cases", 8, "number of cases")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the first case; case i uses seed+i")
-	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault kind of every case, one of %v (default: each in turn)", sim.FaultKinds()))
+	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault of every case: a kind, one of %v, or a fault type, one of %v (default: every fault type in turn)", sim.FaultKinds(), faultTypes()))
+	fs.StringVar(&o.topology, "topology", "shop", fmt.Sprintf("system shape, one of %v, or all to take each in turn", sim.Topologies()))
 	fs.Float64Var(&o.tps, "tps", 0, "requests per second at the entry points (default 4)")
 	fs.IntVar(&o.services, "services", 0, "business services per system, 3 to 40 (default: 7 to 13 from the seed)")
 	fs.DurationVar(&o.window, "window", 0, "incident window (default 10m)")
@@ -53,6 +55,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-out DIR is required: the directory to write the case folders into")
 	case o.cases < 1:
 		return o, errors.New("-cases must be at least 1")
+	case o.topology != "all" && !slices.Contains(sim.Topologies(), o.topology):
+		return o, fmt.Errorf("-topology %q is not one of %v or all", o.topology, sim.Topologies())
+	}
+	if _, ok := sim.FaultNamed(o.fault); o.fault != "" && !ok {
+		return o, fmt.Errorf("-fault %q is not a kind (%v) nor a fault type (%v)", o.fault, sim.FaultKinds(), faultTypes())
 	}
 	return o, nil
 }
@@ -69,15 +76,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "faultsim: %v\n", err)
 		return exitUsage
 	}
-	kinds := sim.FaultKinds()
+	faults, topologies := sim.Faults(), sim.Topologies()
 	for i := 0; i < o.cases; i++ {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "faultsim: interrupted.")
 			return exitFail
 		}
-		cfg := sim.Config{Seed: o.seed + int64(i), Fault: schema.Kind(o.fault), TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline, Services: o.services}
+		f, _ := sim.FaultNamed(o.fault)
 		if o.fault == "" {
-			cfg.Fault = kinds[i%len(kinds)]
+			f = faults[i%len(faults)]
+		}
+		cfg := sim.Config{Seed: o.seed + int64(i), Fault: f.Kind, FaultType: f.Type, Topology: o.topology,
+			TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline, Services: o.services}
+		if o.topology == "all" {
+			cfg.Topology = topologies[i%len(topologies)]
 		}
 		if code := writeCase(cfg, o.out, stdout, stderr); code != exitOK {
 			return code
@@ -97,7 +109,16 @@ func writeCase(cfg sim.Config, out string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "faultsim: %v; check that %s is writable.\n", err, out)
 		return exitFail
 	}
-	fmt.Fprintf(stdout, "%s\t%d records\t%d failed traces\troot cause %s (%s)\n", dir, len(inc.Records),
-		len(inc.Truth.FailedTraces), inc.Truth.RootCause.Service, inc.Truth.RootCause.Kind)
+	fmt.Fprintf(stdout, "%s\t%d records\t%d failed traces\troot cause %s (%s, %s)\n", dir, len(inc.Records),
+		len(inc.Truth.FailedTraces), inc.Truth.RootCause.Service, inc.Truth.RootCause.Kind, inc.Truth.RootCause.FaultType)
 	return exitOK
+}
+
+// faultTypes lists the fault types of sim.Faults.
+func faultTypes() []string {
+	var out []string
+	for _, f := range sim.Faults() {
+		out = append(out, f.Type)
+	}
+	return out
 }

@@ -50,12 +50,38 @@ func TestRunOneFault(t *testing.T) {
 	}
 }
 
+func TestRunTopologiesAndFaultTypes(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", out, "-cases", "3", "-seed", "7", "-fault", "silent-db", "-topology", "all", "-tps", "1", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	for _, want := range []string{"sim-silent-db-7", "sim-jobqueue-silent-db-8", "sim-edge-silent-db-9"} {
+		b, err := os.ReadFile(filepath.Join(out, want, "truth.json"))
+		if err != nil {
+			t.Fatalf("%s: %v; stdout %q", want, err, stdout.String())
+		}
+		var truth struct {
+			Topology  string `json:"topology"`
+			RootCause struct {
+				Kind      string `json:"kind"`
+				FaultType string `json:"fault_type"`
+			} `json:"root_cause"`
+		}
+		if err := json.Unmarshal(b, &truth); err != nil || truth.RootCause.Kind != "dependency-timeout" || truth.RootCause.FaultType != "silent-db" || !strings.Contains(want, truth.Topology) && truth.Topology != "shop" {
+			t.Errorf("%s: truth %+v (%v)", want, truth, err)
+		}
+	}
+}
+
 func TestRunBadUsage(t *testing.T) {
 	cases := [][]string{
 		{},
 		{"-out"},
 		{"-out", t.TempDir(), "-cases", "0"},
 		{"-out", t.TempDir(), "-fault", "volcano"},
+		{"-out", t.TempDir(), "-topology", "mesh"},
 		{"-out", t.TempDir(), "extra"},
 		{"-nope"},
 	}
