@@ -25,6 +25,14 @@ type CaseResult struct {
 	// Rank of the true service among the candidates (1 = first); 0 = absent.
 	Rank int      `json:"rank"`
 	Top  []string `json:"top"`
+	// TopKind is the first candidate's kind; KindRight is set when the
+	// truth names a kind and the first candidate is the truth with it.
+	TopKind   string `json:"top_kind,omitempty"`
+	KindRight bool   `json:"kind_right,omitempty"`
+	// Rule is the named signal that weighed most in the true service's
+	// score (its rank's deciding rule), or, when it is absent, in the
+	// first candidate's: which rule won or lost the case.
+	Rule string `json:"rule,omitempty"`
 	// Origins: failing traces of the truth checked, and how many the
 	// per-trace analysis pointed at the true origin service.
 	OriginsChecked int     `json:"origins_checked,omitempty"`
@@ -105,6 +113,15 @@ func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResu
 		res.Top = append(res.Top, cand.Service)
 		if res.Rank == 0 && cand.Service == t.RootCause.Service {
 			res.Rank = i + 1
+			res.Rule = strongestSignal(cand)
+		}
+	}
+	if len(rep.Candidates) > 0 {
+		first := rep.Candidates[0]
+		res.TopKind = string(first.Kind)
+		res.KindRight = t.RootCause.Kind != "" && res.Rank == 1 && res.TopKind == t.RootCause.Kind
+		if res.Rank == 0 {
+			res.Rule = strongestSignal(first)
 		}
 	}
 	return res, checkOrigins(ctx, st, c, res)
@@ -138,4 +155,15 @@ func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult)
 		}
 	}
 	return nil
+}
+
+// strongestSignal is the name of the candidate's signal of largest value.
+func strongestSignal(c rootcause.Candidate) string {
+	best, v := "", 0.0
+	for _, g := range c.Signals {
+		if g.Value > v {
+			best, v = g.Name, g.Value
+		}
+	}
+	return best
 }

@@ -13,6 +13,10 @@ type Summary struct {
 	// OriginAccuracy is null when no case labels its failing traces.
 	OriginAccuracy *float64     `json:"origin_accuracy"`
 	PerCase        []CaseResult `json:"per_case"`
+	// KindAccuracy is the share of the cases whose truth names a kind
+	// where the first candidate is the true service with that kind; null
+	// when no case names one.
+	KindAccuracy *float64 `json:"kind_accuracy"`
 	// PerFault breaks AC@1/3/5 down by fault type (or kind).
 	PerFault map[string]FaultScore `json:"per_fault,omitempty"`
 }
@@ -32,7 +36,7 @@ func Summarize(results []CaseResult) *Summary {
 	if len(results) == 0 {
 		return s
 	}
-	var checked, right int
+	var checked, right, kinds, kindsRight int
 	acAt := func(rs []CaseResult, k int) float64 {
 		n := 0
 		for _, r := range rs {
@@ -51,6 +55,12 @@ func Summarize(results []CaseResult) *Summary {
 	}
 	groups := map[string][]CaseResult{}
 	for _, r := range results {
+		if r.Kind != "" {
+			kinds++
+			if r.KindRight {
+				kindsRight++
+			}
+		}
 		checked += r.OriginsChecked
 		right += r.OriginsRight
 		g := cmp.Or(r.FaultType, r.Kind, "unlabelled")
@@ -58,6 +68,10 @@ func Summarize(results []CaseResult) *Summary {
 	}
 	for g, rs := range groups {
 		s.PerFault[g] = FaultScore{Cases: len(rs), AC1: acAt(rs, 1), AC3: acAt(rs, 3), AC5: acAt(rs, 5)}
+	}
+	if kinds > 0 {
+		v := float64(kindsRight) / float64(kinds)
+		s.KindAccuracy = &v
 	}
 	if checked > 0 {
 		v := float64(right) / float64(checked)

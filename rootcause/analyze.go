@@ -88,9 +88,9 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 	// window's traces are explained.
 	loadBase := func() (*loaded, error) {
 		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, win.n))
-		first, _, err := st.Bounds(ctx)
+		first, last, err := st.Bounds(ctx)
 		if err != nil || first.IsZero() {
-			first = baseFrom
+			first, last = baseFrom, time.Time{}
 		}
 		if first.After(baseFrom) {
 			baseFrom = first
@@ -119,6 +119,24 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
 			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0); err != nil {
 				return nil, err
+			}
+		}
+		if base.n == 0 && last.After(q.To) {
+			// Nothing before the window (a store filled after the fact, a
+			// retention that cut the history): what the store holds after
+			// it is the only reference there is. Read from the window's
+			// end, as much as a baseline holds.
+			capped := opt
+			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
+			to := last.Add(time.Nanosecond)
+			if cap := q.To.Add(MaxBaseline); to.After(cap) {
+				to = cap
+			}
+			if after, err := readPeriod(ctx, st, q.To, to, capped, 0); err != nil {
+				return nil, err
+			} else if after.n > 0 {
+				after.after = true
+				base = after
 			}
 		}
 		return base, nil
@@ -160,6 +178,8 @@ type loaded struct {
 	p      *period
 	traces traceIndex
 	dups   int // records dropped as copies of others
+	// after is set on a baseline taken from after the window.
+	after bool
 }
 
 // chunkLen is how many records a chunk of a loaded period holds.
@@ -251,6 +271,8 @@ type basePeriod struct {
 	n    int
 	win  Window
 	err  error
+	// after is set when the baseline comes from after the window.
+	after bool
 }
 
 // get waits for the profile.
@@ -266,9 +288,12 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			return
 		}
 		p := base.p
-		p.split = p.from.Add(p.to.Sub(p.from) / 2)
-		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
-		bp.p, bp.n, bp.win = p, base.n, Window{From: p.from, To: p.to}
+		if !base.after {
+			// Only a baseline before the window has an older half.
+			p.split = p.from.Add(p.to.Sub(p.from) / 2)
+		}
+		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addCallTimes(recs); p.addBehaviour(recs) })
+		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
 	}()
 	return bp
 }
@@ -295,6 +320,10 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
+		if bp.after {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no records before the window: the baseline is what the store holds after it (%s to %s)",
+				baseWin.From.UTC().Format(time.RFC3339), baseWin.To.UTC().Format(time.RFC3339)))
+		}
 	} else {
 		rep.Warnings = append(rep.Warnings, "no baseline before the window: novelty and latency changes cannot be judged")
 	}

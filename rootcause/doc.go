@@ -129,6 +129,57 @@
 // began earlier: the failure is deeper). Ties break by onset, then name,
 // so the same input always gives the same ranking.
 //
+// # Span timing on the call graph
+//
+// call_timing (calltiming.go) reads what logs do not say. A call between
+// two services leaves the caller's client span and, as its only child, the
+// callee's server span; the first less the second is the call's wait
+// (network, queueing before the handler ran, connection setup). A span
+// with no child in another service is its service's own work. Per call
+// edge and per operation, the share of the window's samples slower than
+// nearly all of the baseline's (beyond 1.1 times its p95 plus 0.2 ms, which
+// about one in twenty exceed unchanged) is compared with that one in
+// twenty, with a binomial z score. On the graph: calls into a service
+// from its callers waited longer while its own work did not slow, it is
+// its network or pod (network-delay); its own work slowed, it is starved
+// (cpu-starvation), and the waits of calls into and out of it are that
+// starvation's too; a caller whose calls to most of its callees waited
+// longer owns those waits, and they are not its callees'; a peer that
+// leaves no spans, whose callers' calls to it slowed, is slow itself
+// (latency), under the name its callers' spans give it. The candidate's
+// example traces are then its slowest calls or spans in the window.
+//
+// # A baseline after the window
+//
+// When the store holds nothing before the window (history loaded after
+// the fact, a retention that cut it), what it holds after the window is
+// the only reference: the baseline is read from the window's end, at most
+// as many records as a baseline holds, and the report says so.
+//
+// # Rules
+//
+// Every signal is a named rule (scorers in signals.go, run in this order;
+// onset and downstream are weighed over all services after them). Its
+// name ends each evidence line it writes ("… [call_timing]") and is the
+// Signal's Name, so `analyze eval` reports the rule that decided a case.
+//
+//	rule          condition                                          weight  constants                           test
+//	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           TestAnalyzeRecords*, chains_test.go
+//	pointed_at    callers' timeouts and breakers name it              0.5     full at 2 callers                   chains_test.go
+//	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2      rootcause_test.go
+//	error_rate    its own errors/min beyond the baseline's            1.0     ratio ≥ 2, full at 32×              rootcause_test.go
+//	pattern_shift templates appeared or stopped (no operations)       1.0     ≥ 2 and ≥ 10% of its templates      rootcause_test.go
+//	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor             rootcause_test.go
+//	call_timing   slow share of its edges' waits or own work rose     2.5     1.1×p95+0.2 ms, base 5%, z ≥ 4      testdata/call_timing_*.txtar
+//	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
+//	deploy        a version absent from the baseline                  1.0     —                                   rootcause_test.go
+//	onset         its anomaly began first                             0.5     linear over the onsets' span        rootcause_test.go
+//	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      rootcause_test.go
+//
+// Only call_timing has its own scenario files so far; the others are
+// tested through hand-built incidents in rootcause_test.go and
+// chains_test.go.
+//
 // # Identity
 //
 // A candidate's ID hashes its service, kind and signature, so the same

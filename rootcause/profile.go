@@ -36,6 +36,10 @@ type period struct {
 	// left no span ("connect ECONNREFUSED 10.1.63.206:8080") to the peer
 	// the span named: what an address in a log line stands for.
 	failedCalls map[string]string
+	// timing is its call edges' waits and operations' own work
+	// (calltiming.go); timingFound caches what they say (window only).
+	timing      timing
+	timingFound map[string]*timingFinding
 }
 
 // maxFailedCalls caps period.failedCalls.

@@ -169,6 +169,10 @@ func candidate(in *inputs, s *scored) Candidate {
 			c.FirstSeen = sv.first
 		}
 	}
+	if len(s.timingExamples) > 0 && (len(c.ExampleTraces) == 0 || c.Kind == s.timingKind) {
+		// The traces that show its own evidence: its slowest calls.
+		c.ExampleTraces = mergeExamples(s.timingExamples, c.ExampleTraces, 3)
+	}
 	c.ID = CandidateID(c.Service, c.Kind, c.Signature)
 	return c
 }
@@ -189,11 +193,17 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 	if kind == "" && best != nil && best.own() && telling(best.kind) {
 		kind = best.kind // what the service says of its own failure
 	}
+	if kind == "" && s.timingKind != "" && s.timingKind != schema.KindLatency {
+		kind = s.timingKind // the mechanism span timing shows
+	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
 		kind = topKeys(sv.kinds, 1)[0]
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
 			kind = pointedKind(kind)
 		}
+	}
+	if kind == "" && s.timingKind != "" {
+		kind = s.timingKind
 	}
 	if kind == "" {
 		kind = schema.KindUnknown
@@ -261,6 +271,17 @@ func examples(ex []example, n int) []schema.TraceID {
 			break
 		}
 		out = append(out, e.id)
+	}
+	return out
+}
+
+// mergeExamples is first's traces, then rest's, up to n distinct.
+func mergeExamples(first, rest []schema.TraceID, n int) []schema.TraceID {
+	var out []schema.TraceID
+	for _, id := range slices.Concat(first, rest) {
+		if len(out) < n && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
 }

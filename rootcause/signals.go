@@ -23,6 +23,9 @@ type scored struct {
 	kind      schema.Kind
 	onset     time.Time
 	anomalous bool
+	// timingKind and timingExamples are what call_timing found.
+	timingKind     schema.Kind
+	timingExamples []schema.TraceID
 }
 
 func (s *scored) add(name string, v float64, reason string) {
@@ -31,7 +34,8 @@ func (s *scored) add(name string, v float64, reason string) {
 	}
 	s.signals = append(s.signals, Signal{Name: name, Value: round3(v), Reason: reason})
 	if reason != "" {
-		s.evidence = append(s.evidence, reason)
+		// The rule's name ends its evidence line: which rule said what.
+		s.evidence = append(s.evidence, reason+" ["+name+"]")
 	}
 }
 
@@ -72,6 +76,7 @@ func scorers() []scorer {
 		{"error_rate", scoreErrorRate},
 		{"pattern_shift", scorePatternShift},
 		{"latency", scoreLatency},
+		{"call_timing", scoreCallTiming},
 		{"behaviour", scoreBehaviour},
 		{"deploy", scoreDeploy},
 	}
@@ -275,8 +280,10 @@ func fmtDur(ns float64) string {
 	switch {
 	case d >= time.Second:
 		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d >= time.Millisecond:
+	case d >= 10*time.Millisecond:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	default:
 		return fmt.Sprintf("%d µs", d.Microseconds())
 	}

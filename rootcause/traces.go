@@ -89,10 +89,12 @@ func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record
 func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
+	w.timing.keep = true
 	var votes []vote
 	window.each(func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
+		w.addCallTimes(recs)
 		w.addBehaviour(recs)
 		tv.addEdges(recs)
 		if !anyError(recs) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -44,7 +45,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			return fail(e, "eval", err)
 		}
 		if !f.json {
-			fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d  top %s\n", c.Name, r.Truth, r.Rank, strings.Join(r.Top, ", "))
+			fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d  kind %-20s rule %-14s top %s\n",
+				c.Name, r.Truth, r.Rank, cmp.Or(r.TopKind, "-"), cmp.Or(r.Rule, "-"), strings.Join(r.Top, ", "))
 		}
 		results = append(results, *r)
 	}
@@ -66,8 +68,12 @@ func writeSummary(w io.Writer, s *evaluate.Summary) error {
 	if s.OriginAccuracy != nil {
 		origin = fmt.Sprintf("%.2f", *s.OriginAccuracy)
 	}
-	fmt.Fprintf(&b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %s\n",
-		s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5, origin)
+	kind := "n/a (no case names its kind)"
+	if s.KindAccuracy != nil {
+		kind = fmt.Sprintf("%.2f", *s.KindAccuracy)
+	}
+	fmt.Fprintf(&b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %s  top kind right %s\n",
+		s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5, origin, kind)
 	groups := make([]string, 0, len(s.PerFault))
 	for g := range s.PerFault {
 		groups = append(groups, g)

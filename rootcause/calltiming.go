@@ -1,0 +1,440 @@
+package rootcause
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// Span timing on the call graph (the call_timing detector).
+//
+// A call between two services leaves two spans: the caller's client span
+// and, as its only child, the callee's server span. The caller's span less
+// the callee's is the call's wait: the network both ways, queueing before
+// the callee's handler ran, connection setup, the caller's own client-side
+// work. A span with no child in another service is the service's own work
+// (its duration less its children's). A client span to a peer that left no
+// span at all (a database, a third-party API) is that peer's whole time.
+//
+// Each period keeps, per call edge, the waits of its calls and, per
+// operation, the own work of its spans. A window's sample is slow when it
+// exceeds slowFactor times the baseline's 95th percentile of the same edge
+// or operation plus slowFloorNs: unchanged, about one in twenty would
+// (slowBase). How far the share of slow samples rises above that, pooled
+// over a service's edges or operations, is the shift; it counts when its
+// binomial z score reaches minTimingZ. Comparing each edge and operation
+// with itself cancels the mix of calls; comparing shares of the whole
+// distribution, not one mean, catches a tail that grew as well as a
+// median that moved.
+//
+// Localisation, in general terms of the graph:
+//   - calls into a service waited longer while its own work did not slow:
+//     its network or its pod (network-delay);
+//   - its own work slowed (and with it, usually, the waits of calls into and
+//     out of it, since a starved process queues requests and sends late):
+//     it is starved of CPU (cpu-starvation);
+//   - a caller whose calls to most of its callees waited longer is the
+//     reason for those waits (its own starvation or its egress), and the
+//     waits are taken off its callees;
+//   - a peer without spans whose callers' calls to it slowed is slow itself.
+
+// Constants of call_timing.
+const (
+	slowFactor  = 1.1   // a slow sample exceeds this times the baseline's p95 ...
+	slowFloorNs = 200e3 // ... plus this (0.2 ms): timer noise of tiny spans
+	slowBase    = 0.05  // the share of slow samples when nothing changed
+	minTimingZ  = 4.0   // the binomial z score a shift needs
+	minTimingN  = 5     // samples an edge or operation needs in the window
+	minBaseN    = 10    // and in the baseline, for its p95
+	// broadCallees is how many of a caller's callees must wait longer, at
+	// least, for the waits to be the caller's (and at least half of them).
+	broadCallees = 2
+	wCallTiming  = 2.5
+	maxTimingEx  = 3 // example traces kept per edge or operation
+)
+
+// timingStat is the samples of one call edge or one operation in a period.
+type timingStat struct {
+	ns []float64
+	// slowest are the window's slowest samples' traces: examples.
+	slowest []timedTrace
+}
+
+type timedTrace struct {
+	ns float64
+	id schema.TraceID
+}
+
+func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
+	t.ns = append(t.ns, ns)
+	if !keep || id == "" {
+		return
+	}
+	if len(t.slowest) < maxTimingEx {
+		t.slowest = append(t.slowest, timedTrace{ns, id})
+		return
+	}
+	i := slices.IndexFunc(t.slowest, func(x timedTrace) bool { return x.ns < ns })
+	if i < 0 {
+		return
+	}
+	// Replace the fastest of the kept ones.
+	j := 0
+	for k := range t.slowest {
+		if t.slowest[k].ns < t.slowest[j].ns {
+			j = k
+		}
+	}
+	t.slowest[j] = timedTrace{ns, id}
+}
+
+// timing is one period's call edges and operations.
+type timing struct {
+	edges map[[2]string]*timingStat // caller, callee -> waits
+	// opaque marks callees known only from their callers' spans.
+	opaque map[string]bool
+	work   map[opKey]*timingStat // own work per operation
+	keep   bool                  // keep example traces (the window)
+}
+
+func (tm *timing) stat(m map[[2]string]*timingStat, k [2]string) *timingStat {
+	s := m[k]
+	if s == nil {
+		s = &timingStat{}
+		m[k] = s
+	}
+	return s
+}
+
+// addCallTimes accounts the call waits and own work of one trace's spans.
+func (p *period) addCallTimes(recs []schema.Record) {
+	tm := &p.timing
+	if tm.edges == nil {
+		tm.edges, tm.opaque, tm.work = map[[2]string]*timingStat{}, map[string]bool{}, map[opKey]*timingStat{}
+	}
+	var byID map[schema.SpanID]int
+	type kids struct {
+		n, cross int
+		dur      float64
+		only     int // the index of its child, when it has one
+	}
+	var ch map[schema.SpanID]*kids
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.SpanID == "" {
+			continue
+		}
+		if byID == nil {
+			byID, ch = map[schema.SpanID]int{}, map[schema.SpanID]*kids{}
+		}
+		byID[r.SpanID] = i
+	}
+	if byID == nil {
+		return
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.ParentSpanID == "" {
+			continue
+		}
+		k := ch[r.ParentSpanID]
+		if k == nil {
+			k = &kids{}
+			ch[r.ParentSpanID] = k
+		}
+		k.n++
+		k.dur += float64(r.Duration)
+		k.only = i
+		if j, ok := byID[r.ParentSpanID]; ok && recs[j].Service != r.Service {
+			k.cross++
+		}
+	}
+	id := recs[0].TraceID
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.Service == "" {
+			continue
+		}
+		k := ch[r.SpanID]
+		switch {
+		case k == nil:
+			if peer := PeerOf(r); peer != "" && peer != r.Service {
+				// A client span to a peer that left no span: all its time
+				// is the peer's, as its callers see it.
+				tm.opaque[peer] = true
+				tm.stat(tm.edges, [2]string{r.Service, peer}).add(float64(r.Duration), id, tm.keep)
+				continue
+			}
+			tm.own(r, float64(r.Duration), id)
+		case k.cross == 0:
+			tm.own(r, max(float64(r.Duration)-k.dur, 0), id)
+		case k.n == 1:
+			c := &recs[k.only]
+			if isConsumer(c) || c.Duration > r.Duration {
+				continue // an asynchronous hand-over, not a call waited for
+			}
+			tm.stat(tm.edges, [2]string{r.Service, c.Service}).add(float64(r.Duration-c.Duration), id, tm.keep)
+		}
+	}
+}
+
+func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
+	k := opKey{r.Service, r.Name}
+	s := tm.work[k]
+	if s == nil {
+		s = &timingStat{}
+		tm.work[k] = s
+	}
+	s.add(ns, id, tm.keep)
+}
+
+// isConsumer reports whether a span consumes a message: its parent handed
+// it over and did not wait for it.
+func isConsumer(r *schema.Record) bool {
+	for _, k := range [...]string{"span.kind", "otel.span.kind"} {
+		if v := strings.ToLower(r.Attrs[k]); v == "consumer" || v == "span_kind_consumer" {
+			return true
+		}
+	}
+	return false
+}
+
+// shift is the slow samples of a set of edges or operations in the window.
+type shift struct {
+	slow, n int
+	// p50 before and after of the set's member whose median rose most.
+	b50, w50 float64
+	what     string
+	examples []timedTrace
+}
+
+func (s *shift) share() float64 {
+	if s.n == 0 {
+		return 0
+	}
+	return float64(s.slow) / float64(s.n)
+}
+
+// z is the binomial z score of the slow share against slowBase.
+func (s *shift) z() float64 {
+	if s.n == 0 {
+		return 0
+	}
+	n := float64(s.n)
+	return (float64(s.slow) - n*slowBase) / math.Sqrt(n*slowBase*(1-slowBase))
+}
+
+func (s *shift) significant() bool { return s.n >= minTimingN && s.z() >= minTimingZ }
+
+// excess is how far the slow share rose above what no change gives, 0..1.
+func (s *shift) excess() float64 {
+	if !s.significant() {
+		return 0
+	}
+	return max(0, (s.share()-slowBase)/(1-slowBase))
+}
+
+// merge adds one edge's or operation's comparison to s.
+func (s *shift) merge(w, b *timingStat, what string) {
+	if w == nil || b == nil || len(w.ns) < minTimingN || len(b.ns) < minBaseN {
+		return
+	}
+	limit := quantile(b.ns, 0.95)*slowFactor + slowFloorNs
+	slow := 0
+	for _, v := range w.ns {
+		if v > limit {
+			slow++
+		}
+	}
+	if b50, w50 := quantile(b.ns, 0.5), quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
+		s.b50, s.w50, s.what = b50, w50, what
+	}
+	s.slow += slow
+	s.n += len(w.ns)
+	if slow > 0 {
+		s.examples = append(s.examples, w.slowest...)
+	}
+}
+
+// timingFinding is what call_timing concludes about one service.
+type timingFinding struct {
+	kind     schema.Kind
+	strength float64
+	reason   string
+	examples []schema.TraceID
+}
+
+// timingFindings localises the window's timing shifts on the call graph.
+func timingFindings(w, b *period) map[string]*timingFinding {
+	if w.timingFound != nil {
+		return w.timingFound
+	}
+	out := map[string]*timingFinding{}
+	w.timingFound = out
+	if len(w.timing.edges) == 0 || len(b.timing.edges)+len(b.timing.work) == 0 {
+		return out
+	}
+	// Per edge, then which callers' waits grew towards most of their callees.
+	edgeShift := map[[2]string]*shift{}
+	callees := map[string][]string{}
+	for k, ws := range w.timing.edges {
+		s := &shift{}
+		s.merge(ws, b.timing.edges[k], k[0])
+		if s.n == 0 {
+			continue
+		}
+		edgeShift[k] = s
+		callees[k[0]] = append(callees[k[0]], k[1])
+	}
+	broad := map[string]bool{}
+	for c, cs := range callees {
+		slowed := 0
+		for _, d := range cs {
+			if edgeShift[[2]string{c, d}].significant() {
+				slowed++
+			}
+		}
+		if slowed >= broadCallees && 2*slowed >= len(cs) {
+			broad[c] = true
+		}
+	}
+	type svcShifts struct {
+		in, out, work shift
+		callers       []string
+	}
+	by := map[string]*svcShifts{}
+	get := func(n string) *svcShifts {
+		if by[n] == nil {
+			by[n] = &svcShifts{}
+		}
+		return by[n]
+	}
+	for _, k := range slices.SortedFunc(func(yield func([2]string) bool) {
+		for k := range edgeShift {
+			if !yield(k) {
+				return
+			}
+		}
+	}, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
+		es := edgeShift[k]
+		get(k[0]).out.mergeShift(es)
+		if broad[k[0]] {
+			continue // the caller's waits, not the callee's
+		}
+		in := get(k[1])
+		in.in.mergeShift(es)
+		if es.significant() {
+			in.callers = append(in.callers, k[0])
+		}
+	}
+	for _, k := range sortedOpKeys(w.timing.work) {
+		get(k.svc).work.merge(w.timing.work[k], b.timing.work[k], k.op)
+	}
+	for _, name := range sortedKeys(by) {
+		ss := by[name]
+		in, work, outw := ss.in.excess(), ss.work.excess(), ss.out.excess()
+		if !broad[name] {
+			outw = 0
+		}
+		if in == 0 && work == 0 && outw == 0 {
+			continue
+		}
+		f := &timingFinding{}
+		switch {
+		case w.timing.opaque[name] && in > 0:
+			f.kind, f.strength = schema.KindLatency, in
+			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (p50 %s → %s)",
+				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, fmtDur(ss.in.b50), fmtDur(ss.in.w50))
+			f.examples = exampleIDs(ss.in.examples)
+		case work > 0 && work >= in/2:
+			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
+			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: p50 %s → %s)",
+				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), fmtDur(ss.work.b50), fmtDur(ss.work.w50))
+			if in > 0 {
+				f.reason += fmt.Sprintf("; calls into it waited longer too (%.0f%% of %d)", 100*ss.in.share(), ss.in.n)
+			}
+			if outw > 0 {
+				f.reason += fmt.Sprintf("; its calls to most of its callees waited longer (%.0f%% of %d)", 100*ss.out.share(), ss.out.n)
+			}
+			f.examples = exampleIDs(ss.work.examples)
+		case in >= outw:
+			f.kind, f.strength = schema.KindNetworkDelay, in
+			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (p50 %s → %s); its own spans did not slow",
+				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, fmtDur(ss.in.b50), fmtDur(ss.in.w50))
+			f.examples = exampleIDs(ss.in.examples)
+		default:
+			f.kind, f.strength = schema.KindNetworkDelay, outw
+			f.reason = fmt.Sprintf("its calls to most of its callees waited longer: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
+				100*ss.out.share(), ss.out.n)
+			f.examples = exampleIDs(ss.out.examples)
+		}
+		out[name] = f
+	}
+	return out
+}
+
+// mergeShift adds an edge's shift into a service's.
+func (s *shift) mergeShift(e *shift) {
+	if s.what == "" || e.w50-e.b50 > s.w50-s.b50 {
+		s.b50, s.w50, s.what = e.b50, e.w50, e.what
+	}
+	s.slow += e.slow
+	s.n += e.n
+	if e.slow > 0 {
+		s.examples = append(s.examples, e.examples...)
+	}
+}
+
+func callerList(cs []string) string {
+	switch len(cs) {
+	case 0:
+		return "its callers"
+	case 1:
+		return cs[0]
+	default:
+		return fmt.Sprintf("%d callers (%s)", len(cs), joinCut(cs, 3))
+	}
+}
+
+func exampleIDs(ex []timedTrace) []schema.TraceID {
+	ex = slices.Clone(ex)
+	slices.SortFunc(ex, func(a, b timedTrace) int { return cmp.Or(cmp.Compare(b.ns, a.ns), cmp.Compare(a.id, b.id)) })
+	var out []schema.TraceID
+	for _, e := range ex {
+		if len(out) == maxTimingEx {
+			break
+		}
+		if !slices.Contains(out, e.id) {
+			out = append(out, e.id)
+		}
+	}
+	return out
+}
+
+func sortedOpKeys[V any](m map[opKey]V) []opKey {
+	ks := make([]opKey, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b opKey) int { return cmp.Or(cmp.Compare(a.svc, b.svc), cmp.Compare(a.op, b.op)) })
+	return ks
+}
+
+// scoreCallTiming is the call_timing signal: what span timing on the call
+// graph says of the service.
+func scoreCallTiming(in *inputs, s *scored) {
+	f := timingFindings(in.win, in.base)[s.service]
+	if f == nil || f.strength == 0 {
+		return
+	}
+	s.anomalous = true
+	if s.kind == "" {
+		s.timingKind = f.kind
+	}
+	s.timingExamples = f.examples
+	s.add("call_timing", wCallTiming*min(1, f.strength), f.reason)
+}

@@ -1,0 +1,255 @@
+package rootcause
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// TestRuleScenarios runs every testdata/*.txtar: a baseline and a window of
+// traces described by their call trees, ranked, and checked against the
+// file's "want" lines. Each rule of the ranking has at least one scenario
+// named after it.
+//
+// A "traces" line is: PERIOD COUNT TREE. PERIOD is base or win; COUNT
+// traces of TREE are spread evenly over the period (10 minutes each). TREE
+// is the root span then its children, separated by spaces: svc/op:SELF for
+// the root, svc/op:SELF+WAIT for a call from its parent into svc (SELF the
+// callee's own work, WAIT the caller's wait beyond the callee's span, in
+// ms), @peer:DUR for a client span to a peer that leaves no span, and
+// A>B for a call B made by A. Durations vary by ±20% across traces.
+//
+// "want" lines: "top SERVICE" (the first candidate), "kind KIND" (the first
+// candidate's kind), "evidence TEXT" (a line of the first candidate's
+// evidence contains TEXT), "examples" (the first candidate has example
+// traces), "absent SERVICE" (SERVICE has no call_timing signal).
+func TestRuleScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario files: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var traces, want string
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "traces":
+					traces = string(f.Data)
+				case "want":
+					want = string(f.Data)
+				}
+			}
+			rep := runRuleScenario(t, traces)
+			checkWant(t, rep, want)
+		})
+	}
+}
+
+var scenarioT0 = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
+
+func runRuleScenario(t *testing.T, spec string) *Report {
+	t.Helper()
+	baseWin := Window{From: scenarioT0, To: scenarioT0.Add(10 * time.Minute)}
+	q := Query{From: baseWin.To, To: baseWin.To.Add(10 * time.Minute)}
+	var base, win []schema.Record
+	seq := 0
+	for ln, line := range strings.Split(spec, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 3 {
+			t.Fatalf("traces line %d: want PERIOD COUNT TREE", ln+1)
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n <= 0 {
+			t.Fatalf("traces line %d: bad count %q", ln+1, f[1])
+		}
+		from, dst := baseWin.From, &base
+		if f[0] == "win" {
+			from, dst = q.From, &win
+		} else if f[0] != "base" {
+			t.Fatalf("traces line %d: period %q is neither base nor win", ln+1, f[0])
+		}
+		for i := range n {
+			seq++
+			at := from.Add(time.Duration(i) * 10 * time.Minute / time.Duration(n))
+			*dst = append(*dst, buildTrace(t, f[2:], seq, at)...)
+		}
+	}
+	return AnalyzeRecords(win, base, q, baseWin, Options{})
+}
+
+// node is one span of a scenario's tree.
+type node struct {
+	svc, op    string
+	self, wait float64 // ms
+	peer       bool
+	kids       []*node
+}
+
+func parseNode(t *testing.T, tok string) *node {
+	t.Helper()
+	if rest, ok := strings.CutPrefix(tok, "@"); ok {
+		name, d, _ := strings.Cut(rest, ":")
+		v, err := strconv.ParseFloat(d, 64)
+		if err != nil {
+			t.Fatalf("bad peer %q", tok)
+		}
+		return &node{svc: name, self: v, peer: true}
+	}
+	id, times, ok := strings.Cut(tok, ":")
+	svc, op, ok2 := strings.Cut(id, "/")
+	if !ok || !ok2 {
+		t.Fatalf("bad span %q: want svc/op:SELF[+WAIT]", tok)
+	}
+	selfS, waitS, _ := strings.Cut(times, "+")
+	n := &node{svc: svc, op: op}
+	var err error
+	if n.self, err = strconv.ParseFloat(selfS, 64); err != nil {
+		t.Fatalf("bad self time in %q", tok)
+	}
+	if waitS != "" {
+		if n.wait, err = strconv.ParseFloat(waitS, 64); err != nil {
+			t.Fatalf("bad wait in %q", tok)
+		}
+	}
+	return n
+}
+
+func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Record {
+	root := parseNode(t, toks[0])
+	for _, tok := range toks[1:] {
+		parts := strings.Split(tok, ">")
+		parent := root
+		for _, p := range parts {
+			n := parseNode(t, p)
+			parent.kids = append(parent.kids, n)
+			parent = n
+		}
+	}
+	// ±20%, the same for the same trace number in every run.
+	jit := func(v float64, k int) time.Duration {
+		f := 0.8 + 0.4*math.Mod(float64(seq*7+k)*0.6180339887, 1)
+		return time.Duration(v * f * float64(time.Millisecond))
+	}
+	tid := schema.TraceID(fmt.Sprintf("%032x", seq))
+	var recs []schema.Record
+	k := 0
+	var emit func(n *node, parent schema.SpanID, start time.Time, callerSvc string) time.Duration
+	emit = func(n *node, parent schema.SpanID, start time.Time, callerSvc string) time.Duration {
+		k++
+		if n.peer {
+			d := jit(n.self, k)
+			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
+				SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
+				Duration: d, Attrs: map[string]string{schema.AttrPeerService: n.svc}})
+			return d
+		}
+		if callerSvc != "" {
+			// The caller's client span, around the callee's server span.
+			client := spanID(seq, k)
+			i := len(recs)
+			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
+				SpanID: client, ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc + "/" + n.op})
+			w := jit(n.wait, k)
+			d := emit(&node{svc: n.svc, op: n.op, self: n.self, kids: n.kids}, client, start.Add(w/2), "")
+			recs[i].Duration = d + w
+			return d + w
+		}
+		id := spanID(seq, k)
+		i := len(recs)
+		recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
+			SpanID: id, ParentSpanID: parent, Service: n.svc, Name: n.op})
+		d := jit(n.self, k)
+		for _, c := range n.kids {
+			d += emit(c, id, start.Add(d), n.svc)
+		}
+		recs[i].Duration = d
+		return d
+	}
+	emit(root, "", at, "")
+	return recs
+}
+
+func spanID(seq, k int) schema.SpanID { return schema.SpanID(fmt.Sprintf("%012x%04x", seq, k)) }
+
+func checkWant(t *testing.T, rep *Report, want string) {
+	t.Helper()
+	if len(rep.Candidates) == 0 {
+		t.Fatalf("no candidates")
+	}
+	top := rep.Candidates[0]
+	for _, line := range strings.Split(want, "\n") {
+		verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch verb {
+		case "":
+		case "top":
+			if top.Service != arg {
+				t.Errorf("top candidate is %s (%v), want %s; all: %s", top.Service, top.Evidence, arg, candidateList(rep))
+			}
+		case "kind":
+			if string(top.Kind) != arg {
+				t.Errorf("top candidate's kind is %s, want %s", top.Kind, arg)
+			}
+		case "evidence":
+			found := false
+			for _, e := range top.Evidence {
+				found = found || strings.Contains(e, arg)
+			}
+			if !found {
+				t.Errorf("no evidence of %s contains %q: %q", top.Service, arg, top.Evidence)
+			}
+		case "examples":
+			if len(top.ExampleTraces) == 0 {
+				t.Errorf("%s has no example traces", top.Service)
+			}
+		case "absent":
+			for _, c := range rep.Candidates {
+				for _, g := range c.Signals {
+					if c.Service == arg && g.Name == "call_timing" {
+						t.Errorf("%s has a call_timing signal: %s", arg, g.Reason)
+					}
+				}
+			}
+		default:
+			t.Fatalf("unknown want line %q", line)
+		}
+	}
+}
+
+func candidateList(rep *Report) string {
+	var b strings.Builder
+	for _, c := range rep.Candidates {
+		fmt.Fprintf(&b, "\n  %s %s %.2f %v", c.Service, c.Kind, c.Score, c.Evidence)
+	}
+	return b.String()
+}
+
+// TestRuleScenariosNamed checks that every rule of the ranking has a
+// scenario whose name begins with the rule's.
+func TestRuleScenariosNamed(t *testing.T) {
+	for _, sc := range []string{"call_timing"} {
+		m, _ := filepath.Glob(filepath.Join("testdata", sc+"*.txtar"))
+		if len(m) == 0 {
+			t.Errorf("rule %s has no scenario under testdata/", sc)
+		}
+	}
+	if _, err := os.Stat("testdata"); err != nil {
+		t.Fatal(err)
+	}
+}
