@@ -162,7 +162,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		k := ch[r.SpanID]
 		switch {
 		case k == nil:
-			if peer := PeerOf(r); peer != "" && peer != r.Service {
+			if peer := p.peerName(PeerOf(r)); peer != "" && peer != r.Service {
 				// A client span to a peer that left no span: all its time
 				// is the peer's, as its callers see it.
 				tm.opaque[peer] = true

@@ -40,6 +40,54 @@ type period struct {
 	// (calltiming.go); timingFound caches what they say (window only).
 	timing      timing
 	timingFound map[string]*timingFinding
+	// names are the services that wrote records and the names client
+	// spans give their peers (peer.service), by NameKey: what a host name
+	// in server.address is settled against (peerName).
+	names map[string]string
+	// hosts caches peerName.
+	hosts map[string]string
+}
+
+// peerName is the one name a peer goes by: a host whose labels include a
+// name the data gives a service or a peer (api.license-server.example.com
+// for license-server, cart.default.svc.cluster.local for cart) is that
+// name; anything else is itself.
+func (p *period) peerName(raw string) string {
+	if raw == "" || !strings.Contains(raw, ".") || correlate.IsAddress(raw) {
+		return raw
+	}
+	if n, ok := p.names[correlate.NameKey(raw)]; ok {
+		return n
+	}
+	if n, ok := p.hosts[raw]; ok {
+		return n
+	}
+	name := raw
+	for _, label := range strings.Split(raw, ".") {
+		if n, ok := p.names[correlate.NameKey(label)]; ok && len(label) >= 2 {
+			name = n
+			break
+		}
+	}
+	if p.hosts == nil {
+		p.hosts = map[string]string{}
+	}
+	p.hosts[raw] = name
+	return name
+}
+
+// addName notes a name the data gives a service or a peer.
+func (p *period) addName(n string) {
+	if n == "" {
+		return
+	}
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	k := correlate.NameKey(n)
+	if _, ok := p.names[k]; !ok {
+		p.names[k] = n
+	}
 }
 
 // maxFailedCalls caps period.failedCalls.
@@ -168,6 +216,12 @@ func (p *period) add(r *schema.Record, buckets int) {
 	if r.Service == "" {
 		return
 	}
+	if sp := p.services[r.Service]; sp == nil || sp.records == 0 {
+		p.addName(r.Service)
+	}
+	if v := r.Attrs[schema.AttrPeerService]; v != "" {
+		p.addName(v)
+	}
 	sp := p.service(r.Service)
 	sp.records++
 	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
@@ -264,7 +318,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 		}
 		peer := ""
 		if child[r.SpanID] == 0 {
-			peer = PeerOf(r)
+			peer = p.peerName(PeerOf(r))
 		}
 		if peer == "" || peer == r.Service {
 			// A call to a peer that left no span of its own: its time is

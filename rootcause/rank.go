@@ -192,6 +192,9 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 	kind := s.kind // a signal that names the kind (deploy) wins
 	if kind == "" && best != nil && best.own() && telling(best.kind) {
 		kind = best.kind // what the service says of its own failure
+		if w := in.win.services[s.service]; w != nil {
+			kind = endState(kind, w, in.base.services[s.service])
+		}
 	}
 	if kind == "" && s.timingKind != "" && s.timingKind != schema.KindLatency {
 		kind = s.timingKind // the mechanism span timing shows
@@ -219,6 +222,33 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 		}
 	}
 	return kind, sig, tmpl
+}
+
+// endStates rank the kinds that are where another ends: memory pressure
+// ends in an OOM kill, a message that fails the same way every time it is
+// delivered is a poison message, waits for a connection end in an
+// exhausted pool. A service whose own new errors tell of both says the
+// later one; its most frequent lines are often the earlier.
+var endStates = map[schema.Kind]int{
+	schema.KindOOM:              2,
+	schema.KindPoisonMessage:    2,
+	schema.KindDBPoolExhaustion: 1,
+	schema.KindResourceGC:       1,
+}
+
+// endState is the kind of the service's own new error templates that
+// ranks highest in endStates, if it ranks above k.
+func endState(k schema.Kind, w, b *serviceProfile) schema.Kind {
+	for _, t := range sortedKeys(w.templates) {
+		ts := w.templates[t]
+		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) {
+			continue
+		}
+		if endStates[ts.kind] > endStates[k] {
+			k = ts.kind
+		}
+	}
+	return k
 }
 
 // telling reports whether a kind says more than "something failed".

@@ -31,7 +31,9 @@ import (
 // "want" lines: "top SERVICE" (the first candidate), "kind KIND" (the first
 // candidate's kind), "evidence TEXT" (a line of the first candidate's
 // evidence contains TEXT), "examples" (the first candidate has example
-// traces), "absent SERVICE" (SERVICE has no call_timing signal).
+// traces), "absent SERVICE" (SERVICE has no call_timing signal),
+// "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
+// named only by its host (server.address).
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -99,18 +101,23 @@ type node struct {
 	svc, op    string
 	self, wait float64 // ms
 	peer       bool
+	host       bool // the peer is named by server.address, not peer.service
 	kids       []*node
 }
 
 func parseNode(t *testing.T, tok string) *node {
 	t.Helper()
 	if rest, ok := strings.CutPrefix(tok, "@"); ok {
+		host := false
+		if rest, host = strings.CutPrefix(rest, "@"); !host {
+			rest = strings.TrimPrefix(tok, "@")
+		}
 		name, d, _ := strings.Cut(rest, ":")
 		v, err := strconv.ParseFloat(d, 64)
 		if err != nil {
 			t.Fatalf("bad peer %q", tok)
 		}
-		return &node{svc: name, self: v, peer: true}
+		return &node{svc: name, self: v, peer: true, host: host}
 	}
 	id, times, ok := strings.Cut(tok, ":")
 	svc, op, ok2 := strings.Cut(id, "/")
@@ -155,9 +162,13 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 		k++
 		if n.peer {
 			d := jit(n.self, k)
+			attr := schema.AttrPeerService
+			if n.host {
+				attr = "server.address"
+			}
 			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 				SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
-				Duration: d, Attrs: map[string]string{schema.AttrPeerService: n.svc}})
+				Duration: d, Attrs: map[string]string{attr: n.svc}})
 			return d
 		}
 		if callerSvc != "" {
@@ -217,6 +228,12 @@ func checkWant(t *testing.T, rep *Report, want string) {
 		case "examples":
 			if len(top.ExampleTraces) == 0 {
 				t.Errorf("%s has no example traces", top.Service)
+			}
+		case "nocandidate":
+			for _, c := range rep.Candidates {
+				if c.Service == arg {
+					t.Errorf("%s is a candidate: %v", arg, c.Evidence)
+				}
 			}
 		case "absent":
 			for _, c := range rep.Candidates {
