@@ -291,6 +291,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		callees[k[0]] = append(callees[k[0]], k[1])
 	}
 	broad := map[string]bool{}
+	w.timingBroad = broad
 	for c, cs := range callees {
 		slowed := 0
 		for _, d := range cs {
@@ -435,6 +436,24 @@ func scoreCallTiming(in *inputs, s *scored) {
 	if s.kind == "" {
 		s.timingKind = f.kind
 	}
-	s.timingExamples = f.examples
+	s.ownExamples = f.examples
 	s.add("call_timing", wCallTiming*min(1, f.strength), f.reason)
+}
+
+// waitsAreCallers reports whether every caller seen calling peer in the
+// window waited longer on most of its callees: the peer's slower calls as
+// its callers see them are then theirs (call_timing), not the peer's.
+func waitsAreCallers(w, b *period, peer string) bool {
+	timingFindings(w, b)
+	n := 0
+	for k := range w.timing.edges {
+		if k[1] != peer {
+			continue
+		}
+		if !w.timingBroad[k[0]] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

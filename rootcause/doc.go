@@ -174,11 +174,24 @@
 //	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
 //	deploy        a version absent from the baseline                  1.0     —                                   rootcause_test.go
 //	onset         its anomaly began first                             0.5     linear over the onsets' span        rootcause_test.go
+//	deploy_effect a callee fails only in its new version's calls      moved   ≥ 80% of known callers, 5 traces    testdata/deploy_effect.txtar
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      rootcause_test.go
 //
-// Only call_timing has its own scenario files so far; the others are
-// tested through hand-built incidents in rootcause_test.go and
-// chains_test.go.
+// call_timing and deploy_effect have their own scenario files
+// (TestRuleScenarios); the others are tested through hand-built incidents
+// in rootcause_test.go and chains_test.go.
+//
+// # A deploy that raises no error of its own
+//
+// deploy_effect (deployeffect.go): a new version can break what it calls
+// without failing itself, and the callee that rejects its calls is then
+// every failing trace's origin. When at least 80% of a callee's failing
+// traces whose spans tell the caller are calls from a service whose new
+// version was first seen before the callee's first error, while the
+// callee's calls from other services go through, the callee's
+// trace_origin share moves to the deployed service (kind bad-deploy), and
+// the deployed service is not marked down for calling a service that
+// failed.
 //
 // # Identity
 //

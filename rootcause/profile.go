@@ -40,6 +40,7 @@ type period struct {
 	// (calltiming.go); timingFound caches what they say (window only).
 	timing      timing
 	timingFound map[string]*timingFinding
+	timingBroad map[string]bool // callers whose waits are their own
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).

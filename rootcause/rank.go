@@ -38,7 +38,8 @@ func rank(in *inputs) []Candidate {
 		}
 	}
 	scoreOnset(all)
-	scoreDownstream(in, all)
+	explained := scoreDeployEffect(in, all)
+	scoreDownstream(in, all, explained)
 	if in.q.Service != "" {
 		all = scope(in, all)
 	}
@@ -92,7 +93,7 @@ func scoreOnset(all []*scored) {
 
 // scoreDownstream lowers a service that calls another anomalous service
 // whose anomaly began no later: the failure is deeper than it.
-func scoreDownstream(in *inputs, all []*scored) {
+func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 	by := map[string]*scored{}
 	for _, s := range all {
 		by[s.service] = s
@@ -101,7 +102,7 @@ func scoreDownstream(in *inputs, all []*scored) {
 		var deeper []string
 		for _, c := range in.traces.callees(s.service) {
 			d := by[c]
-			if d == nil || !d.anomalous || d.score() < s.score()*0.25 {
+			if d == nil || !d.anomalous || d.score() < s.score()*0.25 || explained[c] == s.service {
 				continue
 			}
 			if s.onset.IsZero() || d.onset.IsZero() || !d.onset.After(s.onset.Add(time.Second)) {
@@ -169,9 +170,10 @@ func candidate(in *inputs, s *scored) Candidate {
 			c.FirstSeen = sv.first
 		}
 	}
-	if len(s.timingExamples) > 0 && (len(c.ExampleTraces) == 0 || c.Kind == s.timingKind) {
-		// The traces that show its own evidence: its slowest calls.
-		c.ExampleTraces = mergeExamples(s.timingExamples, c.ExampleTraces, 3)
+	if len(s.ownExamples) > 0 && (len(c.ExampleTraces) == 0 || c.Kind == s.timingKind) {
+		// The traces that show its own evidence: its slowest calls, the
+		// calls its new version broke.
+		c.ExampleTraces = mergeExamples(s.ownExamples, c.ExampleTraces, 3)
 	}
 	c.ID = CandidateID(c.Service, c.Kind, c.Signature)
 	return c
@@ -196,8 +198,10 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 			kind = endState(kind, w, in.base.services[s.service])
 		}
 	}
-	if kind == "" && s.timingKind != "" && s.timingKind != schema.KindLatency {
-		kind = s.timingKind // the mechanism span timing shows
+	if (kind == "" || kind == schema.KindLatency) && s.timingKind != "" && s.timingKind != schema.KindLatency {
+		// The mechanism span timing shows; a line saying it is slow
+		// names none.
+		kind = s.timingKind
 	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
 		kind = topKeys(sv.kinds, 1)[0]

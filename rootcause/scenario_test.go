@@ -33,7 +33,9 @@ import (
 // evidence contains TEXT), "examples" (the first candidate has example
 // traces), "absent SERVICE" (SERVICE has no call_timing signal),
 // "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
-// named only by its host (server.address).
+// named only by its host (server.address); svc@VERSION/op gives the
+// span's service.version; SELF!WORD makes the span's service log an error
+// ("request WORD: …") in it.
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -102,6 +104,8 @@ type node struct {
 	self, wait float64 // ms
 	peer       bool
 	host       bool // the peer is named by server.address, not peer.service
+	version    string
+	err        string // an error it logs, if any
 	kids       []*node
 }
 
@@ -124,8 +128,10 @@ func parseNode(t *testing.T, tok string) *node {
 	if !ok || !ok2 {
 		t.Fatalf("bad span %q: want svc/op:SELF[+WAIT]", tok)
 	}
+	svc, version, _ := strings.Cut(svc, "@")
+	times, errText, _ := strings.Cut(times, "!")
 	selfS, waitS, _ := strings.Cut(times, "+")
-	n := &node{svc: svc, op: op}
+	n := &node{svc: svc, op: op, version: version, err: errText}
 	var err error
 	if n.self, err = strconv.ParseFloat(selfS, 64); err != nil {
 		t.Fatalf("bad self time in %q", tok)
@@ -178,7 +184,7 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 				SpanID: client, ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc + "/" + n.op})
 			w := jit(n.wait, k)
-			d := emit(&node{svc: n.svc, op: n.op, self: n.self, kids: n.kids}, client, start.Add(w/2), "")
+			d := emit(&node{svc: n.svc, op: n.op, self: n.self, kids: n.kids, version: n.version, err: n.err}, client, start.Add(w/2), "")
 			recs[i].Duration = d + w
 			return d + w
 		}
@@ -186,6 +192,13 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 		i := len(recs)
 		recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 			SpanID: id, ParentSpanID: parent, Service: n.svc, Name: n.op})
+		if n.version != "" {
+			recs[i].Attrs = map[string]string{schema.AttrServiceVersion: n.version}
+		}
+		if n.err != "" {
+			recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(time.Millisecond / 2), TraceID: tid,
+				SpanID: id, Service: n.svc, Severity: schema.SeverityError, Body: "request " + n.err + ": field tenant_id is required"})
+		}
 		d := jit(n.self, k)
 		for _, c := range n.kids {
 			d += emit(c, id, start.Add(d), n.svc)
@@ -260,7 +273,7 @@ func candidateList(rep *Report) string {
 // TestRuleScenariosNamed checks that every rule of the ranking has a
 // scenario whose name begins with the rule's.
 func TestRuleScenariosNamed(t *testing.T) {
-	for _, sc := range []string{"call_timing"} {
+	for _, sc := range []string{"call_timing", "deploy_effect"} {
 		m, _ := filepath.Glob(filepath.Join("testdata", sc+"*.txtar"))
 		if len(m) == 0 {
 			t.Errorf("rule %s has no scenario under testdata/", sc)

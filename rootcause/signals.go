@@ -23,9 +23,13 @@ type scored struct {
 	kind      schema.Kind
 	onset     time.Time
 	anomalous bool
-	// timingKind and timingExamples are what call_timing found.
-	timingKind     schema.Kind
-	timingExamples []schema.TraceID
+	// timingKind is the kind call_timing found; ownExamples are traces
+	// that show the service's own evidence (its slowest calls, the calls
+	// its new version broke), for a candidate without failing traces.
+	timingKind  schema.Kind
+	ownExamples []schema.TraceID
+	// deployedAt is when its new version was first seen (deploy).
+	deployedAt time.Time
 }
 
 func (s *scored) add(name string, v float64, reason string) {
@@ -212,6 +216,9 @@ func scoreLatency(in *inputs, s *scored) {
 		// No spans of its own (a third-party API, a database): judge it by
 		// its callers' client spans.
 		what, ws, bs = "p95 latency seen by its callers", w.peerNs, b.peerNs
+		if waitsAreCallers(in.win, in.base, s.service) {
+			return // its callers wait longer on everything they call
+		}
 	}
 	if len(ws) < 5 || len(bs) < 5 {
 		return
@@ -242,7 +249,7 @@ func scoreDeploy(in *inputs, s *scored) {
 	}
 	for _, v := range sortedKeys(w.versions) {
 		if b != nil && !b.versionsHas(v) && len(b.versions) > 0 {
-			s.kind = schema.KindBadDeploy
+			s.kind, s.deployedAt = schema.KindBadDeploy, w.versions[v]
 			s.add("deploy", wDeploy, fmt.Sprintf("version %s first seen at %s; the baseline ran %s",
 				quoteCut(v, 40), w.versions[v].UTC().Format(time.TimeOnly), joinCut(sortedKeys(b.versions), 3)))
 			return

@@ -36,6 +36,11 @@ type serviceVotes struct {
 	examples []example
 	entries  map[string]int
 	first    time.Time
+	// ownOrigins counts the failing traces whose origin it is and that
+	// point nowhere else; originCallers, per service, those of them in
+	// an operation that service called (deploy_effect).
+	ownOrigins    int
+	originCallers map[string]int
 }
 
 type sigVote struct {
@@ -53,7 +58,7 @@ func (tv *traceVotes) service(name string) *serviceVotes {
 	sv := tv.services[name]
 	if sv == nil {
 		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, paused: map[string]int{}, kinds: map[schema.Kind]int{},
-			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}}
+			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}, originCallers: map[string]int{}}
 		tv.services[name] = sv
 	}
 	return sv
@@ -105,7 +110,9 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			return
 		}
 		tv.failed++
-		votes = append(votes, newVote(res, entryOf(recs), 0))
+		v := newVote(res, entryOf(recs), 0)
+		v.caller = originCaller(recs, res.Origin.SpanID, res.Origin.Service)
+		votes = append(votes, v)
 		w.countAfterCalls(res)
 	})
 	w.markFollowed()
@@ -153,6 +160,8 @@ type vote struct {
 	// paused is the service the origin pointed at, when the origin was
 	// itself in trouble (GC, memory) first: the failure is its own.
 	paused string
+	// caller is the service that called the origin's operation.
+	caller string
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
@@ -330,6 +339,10 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	tv.service(o.Service).origin++
 	if target == o.Service {
 		sv.addSig(o.Signature, o.Message)
+		sv.ownOrigins++
+		if v.caller != "" {
+			sv.originCallers[v.caller]++
+		}
 	}
 	if v.entry != "" {
 		sv.entries[v.entry]++
