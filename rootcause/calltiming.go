@@ -37,9 +37,13 @@ import (
 //   - its own work slowed (and with it, usually, the waits of calls into and
 //     out of it, since a starved process queues requests and sends late):
 //     it is starved of CPU (cpu-starvation);
+//   - one caller's calls into a service that waited longer, while the
+//     service's other callers' did not, are the caller's, and so are a
+//     sole caller's when calls into it waited longer too;
 //   - a caller whose calls to most of its callees waited longer is the
 //     reason for those waits (its own starvation or its egress), and the
-//     waits are taken off its callees;
+//     waits are taken off its callees; so is one whose calls in waited
+//     longer and whose calls out all did (slow on the wire both ways);
 //   - a peer without spans whose callers' calls to it slowed is slow itself.
 
 // Constants of call_timing.
@@ -262,7 +266,9 @@ func (s *shift) merge(w, b *timingStat, what string) {
 
 // timingFinding is what call_timing concludes about one service.
 type timingFinding struct {
-	kind     schema.Kind
+	kind schema.Kind
+	// callers are the services whose calls to it waited longer.
+	callers  []string
 	strength float64
 	reason   string
 	examples []schema.TraceID
@@ -290,6 +296,16 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		edgeShift[k] = s
 		callees[k[0]] = append(callees[k[0]], k[1])
 	}
+	// Calls into each service, all callers pooled: a service whose calls
+	// in waited longer and whose calls out all did is slow on the wire
+	// both ways, and its calls out are its own too.
+	intoSlow := map[string]*shift{}
+	for k, es := range edgeShift {
+		if intoSlow[k[1]] == nil {
+			intoSlow[k[1]] = &shift{}
+		}
+		intoSlow[k[1]].mergeShift(es)
+	}
 	broad := map[string]bool{}
 	w.timingBroad = broad
 	for c, cs := range callees {
@@ -299,13 +315,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 				slowed++
 			}
 		}
-		if slowed >= broadCallees && 2*slowed >= len(cs) {
+		both := slowed == len(cs) && intoSlow[c] != nil && intoSlow[c].significant()
+		if slowed >= broadCallees && 2*slowed >= len(cs) || slowed > 0 && both {
 			broad[c] = true
 		}
 	}
 	type svcShifts struct {
 		in, out, work shift
 		callers       []string
+		ownOut        bool // some of its calls' waits are its own
 	}
 	by := map[string]*svcShifts{}
 	get := func(n string) *svcShifts {
@@ -322,9 +340,11 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		}
 	}, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
 		es := edgeShift[k]
-		get(k[0]).out.mergeShift(es)
-		if broad[k[0]] {
-			continue // the caller's waits, not the callee's
+		if broad[k[0]] || callerSide(edgeShift, k, intoSlow) {
+			// The caller's waits, not the callee's.
+			get(k[0]).out.mergeShift(es)
+			get(k[0]).ownOut = true
+			continue
 		}
 		in := get(k[1])
 		in.in.mergeShift(es)
@@ -338,13 +358,13 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 	for _, name := range sortedKeys(by) {
 		ss := by[name]
 		in, work, outw := ss.in.excess(), ss.work.excess(), ss.out.excess()
-		if !broad[name] {
+		if !ss.ownOut {
 			outw = 0
 		}
 		if in == 0 && work == 0 && outw == 0 {
 			continue
 		}
-		f := &timingFinding{}
+		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
 			f.kind, f.strength = schema.KindLatency, in
@@ -359,7 +379,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 				f.reason += fmt.Sprintf("; calls into it waited longer too (%.0f%% of %d)", 100*ss.in.share(), ss.in.n)
 			}
 			if outw > 0 {
-				f.reason += fmt.Sprintf("; its calls to most of its callees waited longer (%.0f%% of %d)", 100*ss.out.share(), ss.out.n)
+				f.reason += fmt.Sprintf("; its calls out waited longer (%.0f%% of %d)", 100*ss.out.share(), ss.out.n)
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
@@ -369,8 +389,8 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.examples = exampleIDs(ss.in.examples)
 		default:
 			f.kind, f.strength = schema.KindNetworkDelay, outw
-			f.reason = fmt.Sprintf("its calls to most of its callees waited longer: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
-				100*ss.out.share(), ss.out.n)
+			f.reason = fmt.Sprintf("its calls out waited longer (%s: p50 %s → %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
+				ss.out.what, fmtDur(ss.out.b50), fmtDur(ss.out.w50), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
 		}
 		out[name] = f
@@ -456,4 +476,47 @@ func waitsAreCallers(w, b *period, peer string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// blamedCallee is a callee of svc that call_timing found slow on the wire
+// (or slow itself, for a peer without spans) with svc among the callers
+// whose calls to it waited longer: svc's own spans around those calls
+// then grew by that wait, which is the callee's.
+func blamedCallee(w, b *period, svc string) string {
+	found := timingFindings(w, b)
+	for _, name := range sortedKeys(found) {
+		f := found[name]
+		if name != svc && (f.kind == schema.KindNetworkDelay || f.kind == schema.KindLatency) && slices.Contains(f.callers, svc) {
+			return name
+		}
+	}
+	return ""
+}
+
+// callerSide reports whether an edge's longer waits are its caller's: the
+// edge slowed, the callee has other callers, and none of their calls to it
+// waited longer. Several callers' calls into a service that slowed say it
+// is the service; one caller's alone says it is the caller. A callee's
+// only caller owns its waits when calls into that caller waited longer
+// too: one cause explains both.
+func callerSide(edges map[[2]string]*shift, k [2]string, into map[string]*shift) bool {
+	if !edges[k].significant() {
+		return false
+	}
+	others := 0
+	for o, es := range edges {
+		if o[1] != k[1] || o[0] == k[0] || es.n < minTimingN {
+			continue
+		}
+		if es.significant() {
+			return false
+		}
+		others++
+	}
+	if others == 0 {
+		// Its only caller: the caller's side when calls into the caller
+		// waited longer too, one cause for both.
+		return into[k[0]] != nil && into[k[0]].significant()
+	}
+	return true
 }

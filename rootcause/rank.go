@@ -203,6 +203,12 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 		// names none.
 		kind = s.timingKind
 	}
+	if s.kind == "" && endStates[kind] == 0 && wasDown(sv) {
+		// A service that is down cannot log it; its callers' refused
+		// connections say so, and say more than its own lines from
+		// before or after (a stack trace at startup, a missing route).
+		kind = schema.KindConnectionRefused
+	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
 		kind = topKeys(sv.kinds, 1)[0]
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
@@ -253,6 +259,28 @@ func endState(k schema.Kind, w, b *serviceProfile) schema.Kind {
 		}
 	}
 	return k
+}
+
+// Constants of wasDown: refused connections that say a service was down.
+const (
+	minRefused   = 5
+	refusedShare = 0.1 // of the failing traces that point at it
+)
+
+// wasDown reports whether enough of the failing traces that point at a
+// service do so with a refused connection: nothing listened, at least for
+// a while. A timeout says slow or down; a refusal says down.
+func wasDown(sv *serviceVotes) bool {
+	if sv == nil {
+		return false
+	}
+	refused, pointing := sv.kinds[schema.KindConnectionRefused], 0
+	for k, n := range sv.kinds {
+		if k.PointsElsewhere() {
+			pointing += n
+		}
+	}
+	return refused >= minRefused && float64(refused) >= refusedShare*float64(pointing) && len(sv.pointedBy) > 0
 }
 
 // telling reports whether a kind says more than "something failed".

@@ -30,7 +30,8 @@ import (
 //
 // "want" lines: "top SERVICE" (the first candidate), "kind KIND" (the first
 // candidate's kind), "evidence TEXT" (a line of the first candidate's
-// evidence contains TEXT), "examples" (the first candidate has example
+// evidence contains TEXT), "evidence-of SERVICE TEXT" (the same of another
+// candidate), "examples" (the first candidate has example
 // traces), "absent SERVICE" (SERVICE has no call_timing signal),
 // "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
 // named only by its host (server.address); svc@VERSION/op gives the
@@ -237,6 +238,17 @@ func checkWant(t *testing.T, rep *Report, want string) {
 			}
 			if !found {
 				t.Errorf("no evidence of %s contains %q: %q", top.Service, arg, top.Evidence)
+			}
+		case "evidence-of":
+			svc, text, _ := strings.Cut(arg, " ")
+			found := false
+			for _, c := range rep.Candidates {
+				for _, e := range c.Evidence {
+					found = found || c.Service == svc && strings.Contains(e, text)
+				}
+			}
+			if !found {
+				t.Errorf("no evidence of %s contains %q: %s", svc, text, candidateList(rep))
 			}
 		case "examples":
 			if len(top.ExampleTraces) == 0 {

@@ -233,9 +233,16 @@ func scoreLatency(in *inputs, s *scored) {
 	if ratio < 1.5 {
 		return
 	}
+	v := wLatency * math.Min(1, math.Log2(ratio)/3)
+	reason := fmt.Sprintf("its %s went from %s to %s", what, fmtDur(pb), fmtDur(pw))
+	if c := blamedCallee(in.win, in.base, s.service); c != "" {
+		// Its spans around its calls to c grew by what those calls
+		// waited, and span timing puts that wait on c.
+		v *= explainedShare
+		reason += fmt.Sprintf(", of which its calls to %s waited on %s's side (call_timing)", c, c)
+	}
 	s.anomalous = true
-	s.add("latency", wLatency*math.Min(1, math.Log2(ratio)/3),
-		fmt.Sprintf("its %s went from %s to %s", what, fmtDur(pb), fmtDur(pw)))
+	s.add("latency", v, reason)
 }
 
 func scoreDeploy(in *inputs, s *scored) {
