@@ -103,6 +103,16 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
+	// idx and spans are addCallTimes' scratch, reused per trace.
+	idx   map[schema.SpanID]int32
+	spans []spanKids
+}
+
+// spanKids is one span of a trace and what its children add up to.
+type spanKids struct {
+	rec, only int32 // its record; its child's, when it has one
+	n, cross  int   // children; those in another service
+	dur       float64
 }
 
 func (tm *timing) stat(m map[[2]string]*timingStat, k [2]string) *timingStat {
@@ -119,25 +129,19 @@ func (p *period) addCallTimes(recs []schema.Record) {
 	tm := &p.timing
 	if tm.edges == nil {
 		tm.edges, tm.opaque, tm.work = map[[2]string]*timingStat{}, map[string]bool{}, map[opKey]*timingStat{}
+		tm.idx = map[schema.SpanID]int32{}
 	}
-	var byID map[schema.SpanID]int
-	type kids struct {
-		n, cross int
-		dur      float64
-		only     int // the index of its child, when it has one
-	}
-	var ch map[schema.SpanID]*kids
+	// One entry per span of the trace, in a map and a slice reused from
+	// trace to trace: the span's index and what its children add up to.
+	clear(tm.idx)
+	tm.spans = tm.spans[:0]
 	for i := range recs {
-		r := &recs[i]
-		if r.Type != schema.TypeSpan || r.SpanID == "" {
-			continue
+		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" {
+			tm.idx[r.SpanID] = int32(len(tm.spans))
+			tm.spans = append(tm.spans, spanKids{rec: int32(i), only: -1})
 		}
-		if byID == nil {
-			byID, ch = map[schema.SpanID]int{}, map[schema.SpanID]*kids{}
-		}
-		byID[r.SpanID] = i
 	}
-	if byID == nil {
+	if len(tm.spans) == 0 {
 		return
 	}
 	for i := range recs {
@@ -145,15 +149,15 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		if r.Type != schema.TypeSpan || r.ParentSpanID == "" {
 			continue
 		}
-		k := ch[r.ParentSpanID]
-		if k == nil {
-			k = &kids{}
-			ch[r.ParentSpanID] = k
+		j, ok := tm.idx[r.ParentSpanID]
+		if !ok {
+			continue
 		}
+		k := &tm.spans[j]
 		k.n++
 		k.dur += float64(r.Duration)
-		k.only = i
-		if j, ok := byID[r.ParentSpanID]; ok && recs[j].Service != r.Service {
+		k.only = int32(i)
+		if recs[k.rec].Service != r.Service {
 			k.cross++
 		}
 	}
@@ -163,7 +167,10 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		if r.Type != schema.TypeSpan || r.Service == "" {
 			continue
 		}
-		k := ch[r.SpanID]
+		var k *spanKids
+		if j, ok := tm.idx[r.SpanID]; ok && tm.spans[j].n > 0 {
+			k = &tm.spans[j]
+		}
 		switch {
 		case k == nil:
 			if peer := p.peerName(PeerOf(r)); peer != "" && peer != r.Service {
