@@ -292,7 +292,7 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			// Only a baseline before the window has an older half.
 			p.split = p.from.Add(p.to.Sub(p.from) / 2)
 		}
-		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addCallTimes(recs); p.addBehaviour(recs) })
+		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
 	}()
 	return bp

@@ -124,15 +124,14 @@ func (tm *timing) stat(m map[[2]string]*timingStat, k [2]string) *timingStat {
 	return s
 }
 
-// addCallTimes accounts the call waits and own work of one trace's spans.
-func (p *period) addCallTimes(recs []schema.Record) {
+// indexSpans indexes one trace's spans, in a map and a slice reused from
+// trace to trace: each span's record and what its children add up to.
+func (p *period) indexSpans(recs []schema.Record) {
 	tm := &p.timing
 	if tm.edges == nil {
 		tm.edges, tm.opaque, tm.work = map[[2]string]*timingStat{}, map[string]bool{}, map[opKey]*timingStat{}
 		tm.idx = map[schema.SpanID]int32{}
 	}
-	// One entry per span of the trace, in a map and a slice reused from
-	// trace to trace: the span's index and what its children add up to.
 	clear(tm.idx)
 	tm.spans = tm.spans[:0]
 	for i := range recs {
@@ -140,9 +139,6 @@ func (p *period) addCallTimes(recs []schema.Record) {
 			tm.idx[r.SpanID] = int32(len(tm.spans))
 			tm.spans = append(tm.spans, spanKids{rec: int32(i), only: -1})
 		}
-	}
-	if len(tm.spans) == 0 {
-		return
 	}
 	for i := range recs {
 		r := &recs[i]
@@ -160,6 +156,15 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		if recs[k.rec].Service != r.Service {
 			k.cross++
 		}
+	}
+}
+
+// addCallTimes accounts the call waits and own work of one trace's spans,
+// indexed by indexSpans.
+func (p *period) addCallTimes(recs []schema.Record) {
+	tm := &p.timing
+	if len(tm.spans) == 0 {
+		return
 	}
 	id := recs[0].TraceID
 	for i := range recs {

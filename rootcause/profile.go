@@ -45,8 +45,9 @@ type period struct {
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).
 	names map[string]string
-	// hosts caches peerName.
-	hosts map[string]string
+	// hosts caches peerName; seenNames, addName.
+	hosts     map[string]string
+	seenNames map[string]struct{}
 }
 
 // peerName is the one name a peer goes by: a host whose labels include a
@@ -82,9 +83,13 @@ func (p *period) addName(n string) {
 	if n == "" {
 		return
 	}
-	if p.names == nil {
-		p.names = map[string]string{}
+	if _, ok := p.seenNames[n]; ok {
+		return
 	}
+	if p.names == nil {
+		p.names, p.seenNames = map[string]string{}, map[string]struct{}{}
+	}
+	p.seenNames[n] = struct{}{}
 	k := correlate.NameKey(n)
 	if _, ok := p.names[k]; !ok {
 		p.names[k] = n
@@ -217,9 +222,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 	if r.Service == "" {
 		return
 	}
-	if sp := p.services[r.Service]; sp == nil || sp.records == 0 {
-		p.addName(r.Service)
-	}
+	p.addName(r.Service)
 	if v := r.Attrs[schema.AttrPeerService]; v != "" {
 		p.addName(v)
 	}
@@ -299,18 +302,17 @@ func templateOf(r *schema.Record) string {
 }
 
 // addSelfTimes computes each span's self time in one trace's records and
-// adds it to its service. A leaf span that names the peer it called
+// adds it to its service, then its calls' waits and its own work
+// (addCallTimes). A leaf span that names the peer it called
 // (something uninstrumented) is also reported to onPeer, when not nil.
 func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string, failed bool)) {
-	var child map[schema.SpanID]time.Duration
-	for i := range recs {
-		r := &recs[i]
-		if r.Type == schema.TypeSpan && r.ParentSpanID != "" {
-			if child == nil {
-				child = map[schema.SpanID]time.Duration{}
-			}
-			child[r.ParentSpanID] += r.Duration
+	p.indexSpans(recs)
+	tm := &p.timing
+	child := func(id schema.SpanID) time.Duration {
+		if j, ok := tm.idx[id]; ok {
+			return time.Duration(tm.spans[j].dur)
 		}
+		return 0
 	}
 	for i := range recs {
 		r := &recs[i]
@@ -318,13 +320,13 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			continue
 		}
 		peer := ""
-		if child[r.SpanID] == 0 {
+		if child(r.SpanID) == 0 {
 			peer = p.peerName(PeerOf(r))
 		}
 		if peer == "" || peer == r.Service {
 			// A call to a peer that left no span of its own: its time is
 			// the peer's, not the caller's.
-			self := max(r.Duration-child[r.SpanID], 0)
+			self := max(r.Duration-child(r.SpanID), 0)
 			sp := p.service(r.Service)
 			sp.selfNs = append(sp.selfNs, float64(self))
 			if sp.opSelfNs == nil {
@@ -349,6 +351,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			}
 		}
 	}
+	p.addCallTimes(recs)
 }
 
 // PeerOf names the service a client span calls, from the OpenTelemetry

@@ -99,7 +99,6 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	window.each(func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
-		w.addCallTimes(recs)
 		w.addBehaviour(recs)
 		tv.addEdges(recs)
 		if !anyError(recs) {
