@@ -3,7 +3,6 @@ package correlate
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -53,55 +52,18 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 	}
 	res := AnalyzeRecords(recs, opts)
 	if ws, ok := st.(WindowStore); ok {
-		var err error
-		if res, err = skipUsual(ctx, ws, recs, res, opts); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read how often %s logged its error before: %v",
-				res.Suspect.Service, err))
+		a := &storeAnalysis{recs: recs, opts: opts, res: res}
+		for _, r := range storeRules() {
+			if !opts.ruleOff(r.name) {
+				r.apply(ctx, ws, a)
+			}
 		}
-		if res.lead != nil {
-			followBreaker(ctx, ws, res, opts)
-		}
-		if res.caller != nil && res.Suspect != nil {
-			blameTroubledCaller(ctx, ws, res)
-		}
+		res = a.res
 	}
 	res.lead, res.caller = nil, nil
 	if capped {
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf("the trace has more than %d records; only %d were analysed", limit, limit))
-	}
-	return res, nil
-}
-
-// usualRounds caps the errors found to be noise for one trace.
-const usualRounds = 3
-
-// skipUsual re-walks a trace whose suspect failed on its own with an
-// error that need not fail a request (unknown, deterministic, auth, not
-// found) and that its service logged as often in the hour before: noise
-// it always makes (a locale it cannot resolve, an audit sink refusing),
-// not what failed this trace. The walk then treats that error as
-// incidental and settles elsewhere, when anything else failed.
-func skipUsual(ctx context.Context, st WindowStore, recs []schema.Record, res *Result, opts Options) (*Result, error) {
-	seen := map[schema.Signature]bool{}
-	for range usualRounds {
-		s := res.Suspect
-		if s == nil || res.ownSig == "" || !isWeak(s.Kind) || seen[res.ownSig] {
-			return res, nil
-		}
-		seen[res.ownSig] = true
-		usual, err := usualError(ctx, st, s.Service, res.ownSig, res.ownAt, map[schema.Signature]bool{})
-		if err != nil || !usual {
-			return res, err
-		}
-		opts.usual = append(slices.Clip(opts.usual), res.ownSig)
-		again := AnalyzeRecords(recs, opts)
-		if again.Suspect == nil {
-			return res, nil
-		}
-		again.Suspect.Reason += fmt.Sprintf("; %s logs %q as often as in the hour before, so that error is not what failed this trace",
-			s.Service, oneLine(messageOf(&recs[res.ownRec]), 80))
-		res = again
 	}
 	return res, nil
 }

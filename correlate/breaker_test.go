@@ -61,18 +61,7 @@ func openBreaker(ms int, msg string, attrs map[string]string) []schema.Record {
 }
 
 func TestAnalyzeFollowsOpenBreakerToTrippingTraces(t *testing.T) {
-	st := &windowStore{}
-	// Seconds before, session failed because payment answered 500s: those
-	// calls tripped gateway's breaker.
-	for k, id := range []string{tripTrace, "00000000000000000000000000000003"} {
-		ms := 10_000 + 1000*k
-		st.recs = append(st.recs, inTrace(id,
-			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
-			logAt("", "session", ms+5, schema.SeverityError,
-				"request to payment failed: unexpected status 500 Internal Server Error from payment"))...)
-	}
-	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
-		map[string]string{schema.AttrPeerService: "session"})...)
+	st := storeAnalyzeFollowsOpenBreakerToTrippingTraces()
 
 	alone := AnalyzeRecords(openBreaker(40_000, "failed to call session: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "session"}), Options{})
@@ -89,6 +78,23 @@ func TestAnalyzeFollowsOpenBreakerToTrippingTraces(t *testing.T) {
 	if !strings.Contains(res.Suspect.Reason, "breaker opened on earlier failures of session") {
 		t.Errorf("reason does not explain the hop: %q", res.Suspect.Reason)
 	}
+}
+
+// storeAnalyzeFollowsOpenBreakerToTrippingTraces is the store of TestAnalyzeFollowsOpenBreakerToTrippingTraces.
+func storeAnalyzeFollowsOpenBreakerToTrippingTraces() *windowStore {
+	st := &windowStore{}
+	// Seconds before, session failed because payment answered 500s: those
+	// calls tripped gateway's breaker.
+	for k, id := range []string{tripTrace, "00000000000000000000000000000003"} {
+		ms := 10_000 + 1000*k
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "payment", ms, schema.SeverityError, "NullPointerException: price is null"),
+			logAt("", "session", ms+5, schema.SeverityError,
+				"request to payment failed: unexpected status 500 Internal Server Error from payment"))...)
+	}
+	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "session"})...)
+	return st
 }
 
 // ledgerTimedOut is a store where gateway's calls to ledger timed out
@@ -114,9 +120,14 @@ func wantSuspect(t *testing.T, st *windowStore, want string) {
 }
 
 func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerWithoutNameFollowsItsOwnService(), "ledger")
+}
+
+// storeAnalyzeBreakerWithoutNameFollowsItsOwnService is the store of TestAnalyzeBreakerWithoutNameFollowsItsOwnService.
+func storeAnalyzeBreakerWithoutNameFollowsItsOwnService() *windowStore {
 	st := ledgerTimedOut()
 	st.recs = append(st.recs, openBreaker(20_000, "upstream call failed: circuit breaker is open", nil)...)
-	wantSuspect(t, st, "ledger")
+	return st
 }
 
 // TestAnalyzeBlindBreakerSkipsItsOwnRefusals: a breaker that names nothing
@@ -124,6 +135,11 @@ func TestAnalyzeBreakerWithoutNameFollowsItsOwnService(t *testing.T) {
 // it refused (and answered a bare 503); those say nothing of what tripped
 // it, the older trace where its call timed out does.
 func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBlindBreakerSkipsItsOwnRefusals(), "ledger")
+}
+
+// storeAnalyzeBlindBreakerSkipsItsOwnRefusals is the store of TestAnalyzeBlindBreakerSkipsItsOwnRefusals.
+func storeAnalyzeBlindBreakerSkipsItsOwnRefusals() *windowStore {
 	st := ledgerTimedOut()
 	for k := range breakerCandidates + 5 {
 		ms := 10_000 + 100*k
@@ -132,17 +148,11 @@ func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
 			logAt("", "gateway", ms+1, schema.SeverityError, "request completed DELETE /api/v1/cart/8 503 2ms"))...)
 	}
 	st.recs = append(st.recs, openBreaker(20_000, "Error handling request: Breaker is open", nil)...)
-	wantSuspect(t, st, "ledger")
+	return st
 }
 
 func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
-	st := &windowStore{}
-	// Only fast failures before: nothing says why the breaker opened, and
-	// an unrelated error of another service must not take the blame.
-	st.recs = append(st.recs, inTrace(tripTrace,
-		logAt("", "gateway", 5_000, schema.SeverityError, "failed to call fraud-score-api: breaker open"),
-		logAt("", "audit", 5_000, schema.SeverityError, "failed to send audit event: 413 Payload Too Large"))...)
-	st.recs = append(st.recs, openBreaker(20_000, "Error calling fraud-score-api: CircuitBreaker 'fraudScore' is OPEN", nil)...)
+	st := storeAnalyzeBreakerKeepsSilentDependency()
 	res, err := Analyze(context.Background(), st, openTrace, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +160,18 @@ func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
 	if res.Suspect == nil || res.Suspect.Service != "fraud-score-api" {
 		t.Fatalf("suspect = %+v, want fraud-score-api", res.Suspect)
 	}
+}
+
+// storeAnalyzeBreakerKeepsSilentDependency is the store of TestAnalyzeBreakerKeepsSilentDependency.
+func storeAnalyzeBreakerKeepsSilentDependency() *windowStore {
+	st := &windowStore{}
+	// Only fast failures before: nothing says why the breaker opened, and
+	// an unrelated error of another service must not take the blame.
+	st.recs = append(st.recs, inTrace(tripTrace,
+		logAt("", "gateway", 5_000, schema.SeverityError, "failed to call fraud-score-api: breaker open"),
+		logAt("", "audit", 5_000, schema.SeverityError, "failed to send audit event: 413 Payload Too Large"))...)
+	st.recs = append(st.recs, openBreaker(20_000, "Error calling fraud-score-api: CircuitBreaker 'fraudScore' is OPEN", nil)...)
+	return st
 }
 
 func TestSameService(t *testing.T) {
@@ -194,6 +216,11 @@ func TestServiceOf(t *testing.T) {
 // error in many traces while answering its callers as usual; those did not
 // trip gateway's breaker, the two in which payment failed it did.
 func TestAnalyzeBreakerIgnoresErrorsNoCallerFelt(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerIgnoresErrorsNoCallerFelt(), "payment")
+}
+
+// storeAnalyzeBreakerIgnoresErrorsNoCallerFelt is the store of TestAnalyzeBreakerIgnoresErrorsNoCallerFelt.
+func storeAnalyzeBreakerIgnoresErrorsNoCallerFelt() *windowStore {
 	st := &windowStore{}
 	for k := range 4 {
 		ms := 20_000 + 1000*k
@@ -201,13 +228,18 @@ func TestAnalyzeBreakerIgnoresErrorsNoCallerFelt(t *testing.T) {
 			logAt("", "session", ms, schema.SeverityError, "failed to send audit event: audit-sink returned 413 Payload Too Large"),
 			logAt("", "gateway", ms+20, schema.SeverityInfo, "GET /profile 200"))...)
 	}
-	wantPaymentTripped(t, st, 10_000, 40_000)
+	return paymentTripped(st, 10_000, 40_000)
 }
 
 // TestAnalyzeBreakerIgnoresUsualErrors: session has rejected expired
 // tokens all hour, a caller failing with it each time; those did not trip
 // gateway's breaker just now, the calls failing on payment did.
 func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerIgnoresUsualErrors(), "payment")
+}
+
+// storeAnalyzeBreakerIgnoresUsualErrors is the store of TestAnalyzeBreakerIgnoresUsualErrors.
+func storeAnalyzeBreakerIgnoresUsualErrors() *windowStore {
 	st := &windowStore{}
 	const open = 4_000_000 // ms after the epoch: an hour of history before
 	usual := func(id string, ms int) []schema.Record {
@@ -221,7 +253,7 @@ func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
 	for k := range 2 {
 		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 400+k), open-20_000+k*1000)...)
 	}
-	wantPaymentTripped(t, st, open-60_000, open)
+	return paymentTripped(st, open-60_000, open)
 }
 
 // TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt: in some traces another
@@ -229,6 +261,11 @@ func TestAnalyzeBreakerIgnoresUsualErrors(t *testing.T) {
 // all hour (a rejected token). The walk from session ends at that error;
 // it is noise beside what tripped gateway's breaker on session.
 func TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt(), "payment")
+}
+
+// storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt is the store of TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt.
+func storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt() *windowStore {
 	st := &windowStore{}
 	const open = 4_000_000
 	usual := func(id string, ms int) []schema.Record {
@@ -242,7 +279,7 @@ func TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt(t *testing.T) {
 	for k := range 2 {
 		st.recs = append(st.recs, usual(fmt.Sprintf("%032x", 400+k), open-20_000+k*1000)...)
 	}
-	wantPaymentTripped(t, st, open-60_000, open)
+	return paymentTripped(st, open-60_000, open)
 }
 
 // wantPaymentTripped adds two traces from ms on in which session failed
@@ -251,6 +288,17 @@ func TestAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt(t *testing.T) {
 // blamed on payment.
 func wantPaymentTripped(t *testing.T, st *windowStore, ms, open int) {
 	t.Helper()
+	res, err := Analyze(context.Background(), paymentTripped(st, ms, open), openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "payment" {
+		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
+	}
+}
+
+// paymentTripped adds to st the records of wantPaymentTripped and returns it.
+func paymentTripped(st *windowStore, ms, open int) *windowStore {
 	for k := range 2 {
 		at := ms + 1000*k
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 200+k),
@@ -261,13 +309,7 @@ func wantPaymentTripped(t *testing.T, st *windowStore, ms, open int) {
 	}
 	st.recs = append(st.recs, openBreaker(open, "failed to call session: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "session"})...)
-	res, err := Analyze(context.Background(), st, openTrace, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Suspect == nil || res.Suspect.Service != "payment" {
-		t.Fatalf("suspect = %+v, want payment (what tripped the breaker)", res.Suspect)
-	}
+	return st
 }
 
 // TestAnalyzeSkipsUsualNoise: pricing logs a locale it cannot resolve
@@ -401,6 +443,11 @@ func walksThroughAds(others bool) *windowStore {
 // further down). That says nothing of what tripped the breaker; the two
 // traces where payment failed do.
 func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerIgnoresWalksBackToItsOwnService(), "payment")
+}
+
+// storeAnalyzeBreakerIgnoresWalksBackToItsOwnService is the store of TestAnalyzeBreakerIgnoresWalksBackToItsOwnService.
+func storeAnalyzeBreakerIgnoresWalksBackToItsOwnService() *windowStore {
 	st := &windowStore{}
 	for k := range 2 {
 		at := 30_000 + 1000*k
@@ -410,7 +457,7 @@ func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
 			logAt("", "session", at+9, schema.SeverityError,
 				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
 	}
-	wantPaymentTripped(t, st, 10_000, 40_000)
+	return paymentTripped(st, 10_000, 40_000)
 }
 
 // TestAnalyzeBreakerStartsAtTheFailedCalls: gateway's breaker on
@@ -419,6 +466,11 @@ func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
 // other requests: the walks start at the callers' failed calls, and a 429
 // names the service that throttles.
 func TestAnalyzeBreakerStartsAtTheFailedCalls(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerStartsAtTheFailedCalls(), "promotion")
+}
+
+// storeAnalyzeBreakerStartsAtTheFailedCalls is the store of TestAnalyzeBreakerStartsAtTheFailedCalls.
+func storeAnalyzeBreakerStartsAtTheFailedCalls() *windowStore {
 	st := &windowStore{}
 	const open = 60_000
 	for k := range 2 {
@@ -430,7 +482,7 @@ func TestAnalyzeBreakerStartsAtTheFailedCalls(t *testing.T) {
 	}
 	st.recs = append(st.recs, openBreaker(open, "failed to call promotion: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "promotion"})...)
-	wantSuspect(t, st, "promotion")
+	return st
 }
 
 // TestAnalyzeBreakerSkipsCallsThatSayNothing: two callers' calls to fraud
@@ -438,6 +490,11 @@ func TestAnalyzeBreakerStartsAtTheFailedCalls(t *testing.T) {
 // the breaker did. Fraud's own errors say its calls to fraud-score-api
 // timed out.
 func TestAnalyzeBreakerSkipsCallsThatSayNothing(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerSkipsCallsThatSayNothing(), "fraud-score-api")
+}
+
+// storeAnalyzeBreakerSkipsCallsThatSayNothing is the store of TestAnalyzeBreakerSkipsCallsThatSayNothing.
+func storeAnalyzeBreakerSkipsCallsThatSayNothing() *windowStore {
 	st := &windowStore{}
 	const open = 60_000
 	for k := range 2 {
@@ -452,7 +509,7 @@ func TestAnalyzeBreakerSkipsCallsThatSayNothing(t *testing.T) {
 	}
 	st.recs = append(st.recs, openBreaker(open, "failed to call fraud: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "fraud"})...)
-	wantSuspect(t, st, "fraud-score-api")
+	return st
 }
 
 // TestAnalyzeBreakerIgnoresCallsRefusedFast: in the last seconds, callers'
@@ -460,6 +517,11 @@ func TestAnalyzeBreakerSkipsCallsThatSayNothing(t *testing.T) {
 // echo a refusal; the traces where catalog failed on account say what
 // tripped gateway's breaker on catalog.
 func TestAnalyzeBreakerIgnoresCallsRefusedFast(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerIgnoresCallsRefusedFast(), "account")
+}
+
+// storeAnalyzeBreakerIgnoresCallsRefusedFast is the store of TestAnalyzeBreakerIgnoresCallsRefusedFast.
+func storeAnalyzeBreakerIgnoresCallsRefusedFast() *windowStore {
 	st := &windowStore{}
 	const open = 60_000
 	for k := range 2 {
@@ -477,7 +539,7 @@ func TestAnalyzeBreakerIgnoresCallsRefusedFast(t *testing.T) {
 	}
 	st.recs = append(st.recs, openBreaker(open, "failed to call catalog: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "catalog"})...)
-	wantSuspect(t, st, "account")
+	return st
 }
 
 // TestAnalyzeBlindBreakerLooksFurtherBack: account's breaker names nothing
@@ -486,6 +548,11 @@ func TestAnalyzeBreakerIgnoresCallsRefusedFast(t *testing.T) {
 // timeouts that name no callee, which say no more than the breaker did;
 // the one that names identity-provider says where.
 func TestAnalyzeBlindBreakerLooksFurtherBack(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBlindBreakerLooksFurtherBack(), "identity-provider")
+}
+
+// storeAnalyzeBlindBreakerLooksFurtherBack is the store of TestAnalyzeBlindBreakerLooksFurtherBack.
+func storeAnalyzeBlindBreakerLooksFurtherBack() *windowStore {
 	const open = 700_000
 	refused := func(id string, ms int) []schema.Record {
 		return inTrace(id,
@@ -506,7 +573,7 @@ func TestAnalyzeBlindBreakerLooksFurtherBack(t *testing.T) {
 		st.recs = append(st.recs, refused(fmt.Sprintf("%032x", 0xa10+k), ms)...)
 	}
 	st.recs = append(st.recs, refused(string(openTrace), open)...)
-	wantSuspect(t, st, "identity-provider")
+	return st
 }
 
 // TestSignalAboutACallIsNoSuspect: account's breaker names nothing, and
@@ -529,6 +596,11 @@ func TestSignalAboutACallIsNoSuspect(t *testing.T) {
 // identity-provider, one to geo. The bare timeouts would have gone on if
 // they could: they do not hold the walk at account.
 func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerDescendsPastBareTimeouts(), "identity-provider")
+}
+
+// storeAnalyzeBreakerDescendsPastBareTimeouts is the store of TestAnalyzeBreakerDescendsPastBareTimeouts.
+func storeAnalyzeBreakerDescendsPastBareTimeouts() *windowStore {
 	st := &windowStore{}
 	from503 := "request to account failed: unexpected status 503 Service Unavailable from account"
 	for k := range 2 {
@@ -546,13 +618,25 @@ func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
 	slices.SortStableFunc(st.recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
 	st.recs = append(st.recs, openBreaker(60_000, "failed to call shipping: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "shipping"})...)
-	wantSuspect(t, st, "identity-provider")
+	return st
 }
 
 // TestAnalyzeBlindBreakerNamedByItsOwnLines: account's breaker refuses
 // without naming what it guards, and no earlier trace shows a failure of
 // account other than refusals; but account logged which circuit opened.
 func TestAnalyzeBlindBreakerNamedByItsOwnLines(t *testing.T) {
+	st := storeAnalyzeBlindBreakerNamedByItsOwnLines()
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "identity-provider" || !strings.Contains(res.Suspect.Reason, "its own refusals name") {
+		t.Fatalf("suspect = %+v, want identity-provider, named by account's own breaker lines", res.Suspect)
+	}
+}
+
+// storeAnalyzeBlindBreakerNamedByItsOwnLines is the store of TestAnalyzeBlindBreakerNamedByItsOwnLines.
+func storeAnalyzeBlindBreakerNamedByItsOwnLines() *windowStore {
 	const open = 100_000
 	st := &windowStore{}
 	for k := range 3 {
@@ -565,11 +649,5 @@ func TestAnalyzeBlindBreakerNamedByItsOwnLines(t *testing.T) {
 	st.recs = append(st.recs, inTrace(string(openTrace),
 		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
 		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
-	res, err := Analyze(context.Background(), st, openTrace, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Suspect == nil || res.Suspect.Service != "identity-provider" || !strings.Contains(res.Suspect.Reason, "its own refusals name") {
-		t.Fatalf("suspect = %+v, want identity-provider, named by account's own breaker lines", res.Suspect)
-	}
+	return st
 }

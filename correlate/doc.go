@@ -203,6 +203,66 @@
 // followed the same way, three deep at most. [AnalyzeRecords], which has
 // no store, stops at the dependency.
 //
+// # Rules
+//
+// What [Analyze] does with the store beyond the trace is a set of small
+// named rules in ordered registries (rules.go), each in its own
+// rule_NAME.go with its condition, constants and test in its doc
+// comment. Every reason clause a rule writes ends with its name in
+// brackets, " [usual_noise]", or several for a clause several decided:
+// the lookbacks that found the traces backing a breaker's suspect and the
+// vote rule that chose it, " [breaker_lookback_dependency
+// breaker_vote_most]". TestRules runs each rule's scenario with and
+// without it. In order:
+//
+//	storeRules, after the per-trace steps:
+//	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore  TestRules/usual_noise
+//	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth                               TestRules/breaker_follow
+//	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin TestRules/troubled_caller
+//
+//	breakerRules, for each breaker followed:
+//	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency
+//	breaker_lookback_callers     named breaker, dependency failed: callers' failed calls to it in the last seconds    breakerLookback/4, breakerScanAll          TestRules/breaker_lookback_callers
+//	breaker_lookback_calls       nothing found: every service's failures of or calls to it, 30s then 2min          breakerLookback(/4), breakerScanAll         TestRules/breaker_lookback_calls
+//	breaker_weigh                analyse the latest hits, less tripFilters, and weigh them with voteRules           breakerTraces, breakerCandidates           TestRules/breaker_weigh
+//	breaker_lookback_far         unnamed breaker, nothing settled: the dependency's own errors 10min to 2min back  breakerLookbackFar, breakerScanAll         TestRules/breaker_lookback_far
+//	breaker_guard                unnamed breaker, nothing settled: the dependency its own breaker lines name most   none                                       TestRules/breaker_guard
+//
+//	hitFilters, on every record a lookback reads:
+//	hit_filter_server_span       a span that names no peer                                                          none                                       TestRules/hit_filter_server_span
+//	hit_filter_fast_failure      a fast failure (noting the dependency's refusals and what they guard)             none                                       TestRules/hit_filter_fast_failure
+//	hit_filter_own_work          a warning that names no callee and points nowhere (a slow query, a GC pause)      none                                       TestRules/hit_filter_own_work
+//	hit_filter_own_refusals      unnamed breaker: a vague error in a trace where the dependency refused            none                                       TestRules/hit_filter_own_refusals
+//
+//	tripFilters, on every analysed tripping trace (first match skips it):
+//	trip_filter_unfelt           walk from and to the dependency, nothing else failed                              none                                       TestRules/trip_filter_unfelt
+//	trip_filter_usual_origin     walk from and to the dependency, its weak origin is usual                         breakerLookback, usualBefore               TestRules/trip_filter_usual_origin
+//	trip_filter_usual_suspect    the walk ends at a weak own error its service logs as usual                        breakerLookback, usualBefore               TestRules/trip_filter_usual_suspect
+//	trip_filter_silent_call      a caller's call, and nothing of the dependency's own (not a 429, not refused)     none                                       TestRules/trip_filter_silent_call
+//	trip_filter_blind_dependency the walk ends at the dependency's symptom naming no callee                        none                                       TestRules/trip_filter_blind_dependency
+//	trip_filter_own_service      the walk ends at the service whose breaker refused                                 none                                       TestRules/trip_filter_own_service
+//
+//	voteRules, on the walks kept:
+//	breaker_vote_most            the service most walks end at or go through                                        none                                       TestRules/breaker_vote_most
+//	breaker_vote_descend         down while a deeper one is reached by half the walks that decided                 a half                                     TestRules/breaker_vote_descend
+//	breaker_vote_named_majority  named breaker: keep the dependency unless a majority points elsewhere             a majority                                 TestRules/breaker_vote_named_majority
+//
+//	hopRules, after each breaker followed:
+//	breaker_alias                the suspect is the dependency: take the name its callers give it                   none                                       TestRules/breaker_alias
+//	breaker_next_down            a breaker behind a breaker settles nothing: where the walks through it went on to  none                                       TestRules/breaker_next_down
+//
+// Words with a special meaning in these rules: a lead is what a fast
+// failure leaves to follow (the silent dependency, when, whether the
+// breaker named it); a hit is a failure a lookback found, in a trace
+// where the walk starts at it; a tripping trace is the trace of a hit; a
+// walk is the suspect walk of a tripping trace; a blind walk ends on a
+// symptom that names no callee (a timeout of something) and would have
+// gone on if it could; weak errors need not fail a request (unknown,
+// deterministic, auth, not found); a usual error is one its service
+// logged as often in the hour before, and steadily; a troubled caller
+// logged rising GC pauses or running out of memory before its call
+// failed; a guard is the dependency a breaker's own lines name.
+//
 // # For incident analysis
 //
 // Besides the JSON document, a [Result] carries, outside the JSON, every

@@ -48,6 +48,9 @@ type Options struct {
 	// usual lists signatures of errors their services log as often as in
 	// the hour before: noise, treated as incidental by the suspect walk.
 	usual []schema.Signature
+	// off names rules of the registries in rules.go to leave out: only
+	// tests set it, to show that each rule decides its own scenario.
+	off map[string]bool
 }
 
 func (o Options) maxSkew() time.Duration {

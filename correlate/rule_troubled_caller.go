@@ -20,12 +20,27 @@ const (
 	troubleMin = 3
 )
 
-// blameTroubledCaller moves the suspect from a dependency silent in the
-// trace to the caller whose failed call named it, when that caller was
-// itself pausing for garbage collection or running out of memory in the
-// minutes before, more than before that: a paused or dying process times
-// out and drops its own calls, and its dependency may be fine.
-func blameTroubledCaller(ctx context.Context, st WindowStore, res *Result) {
+// ruleTroubledCaller blames a troubled caller instead of its silent
+// dependency.
+//
+// Condition: the suspect is a dependency silent in the trace, named by a
+// failed call of another service (Result.caller), and that caller logged
+// at least troubleMin lines of GC pauses or running out of memory
+// (resource-gc, oom) in the troubleLookback before its call failed, at a
+// higher rate than in the troubleEarlier before that (see lineRise): a
+// paused or dying process times out and drops its own calls, and its
+// dependency may be fine. The suspect becomes the caller, of the kind it
+// logged most.
+//
+// Constants: troubleLookback, troubleEarlier, troubleMin.
+// Test: TestRules/troubled_caller (TestBlameTroubledCaller).
+const ruleTroubledCaller = "troubled_caller"
+
+func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) {
+	res := a.res
+	if res.caller == nil || res.Suspect == nil {
+		return
+	}
 	c := res.caller
 	if c.svc == "" || c.svc == res.Suspect.Service {
 		return
@@ -63,6 +78,6 @@ func blameTroubledCaller(ctx context.Context, st WindowStore, res *Result) {
 	}
 	res.Suspect.Reason += fmt.Sprintf("; but %s itself logged %d %s lines in the %s before its call failed (e.g. %q), "+
 		"%.1f a minute before that: a pausing or dying process fails its own calls",
-		c.svc, rise.recent, kind, troubleLookback, oneLine(samples[kind], 100), rise.perMinute(false))
+		c.svc, rise.recent, kind, troubleLookback, oneLine(samples[kind], 100), rise.perMinute(false)) + ruleTag(ruleTroubledCaller)
 	res.Suspect.Service, res.Suspect.Kind = c.svc, kind
 }

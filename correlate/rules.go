@@ -1,0 +1,142 @@
+package correlate
+
+import (
+	"context"
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// The rules that read the store beyond the trace, in registries: each is a
+// small named unit in its own rule_*.go file, with its condition, its
+// constants and the test that covers it in its doc comment. A registry
+// lists its rules in the order they apply; every reason clause a rule
+// writes ends with its name in brackets (see ruleTag), so that a reader,
+// or `analyze eval`, sees which rule decided. The table of all of them is
+// in doc.go, "Rules".
+
+// storeRule is a rule Analyze applies after the per-trace steps when its
+// store reads windows: it reads a.res (and the records of the trace) and
+// may change a.res, its suspect and the leads the later rules follow.
+type storeRule struct {
+	name  string
+	apply func(ctx context.Context, st WindowStore, a *storeAnalysis)
+}
+
+// storeAnalysis is what the store rules share: the trace's records, the
+// options, and the result so far.
+type storeAnalysis struct {
+	recs []schema.Record
+	opts Options
+	res  *Result
+}
+
+// storeRules are the rules of Analyze that consult the store, in order.
+func storeRules() []storeRule {
+	return []storeRule{
+		{ruleUsualNoise, passOverUsualNoise},
+		{ruleBreakerFollow, followBreaker},
+		{ruleTroubledCaller, blameTroubledCaller},
+	}
+}
+
+// breakerRule is one step of resolving one open breaker: a lookback that
+// gathers into s.hits the failures that may have tripped it, or a rule
+// that settles s.trip from them. Each checks its own condition on s; an
+// error (reading the store) ends the hop.
+type breakerRule struct {
+	name  string
+	apply func(ctx context.Context, st WindowStore, s *tripSearch) error
+}
+
+// breakerRules are the rules of one hop behind an open breaker, in order.
+func breakerRules() []breakerRule {
+	return []breakerRule{
+		{ruleLookbackDependency, lookbackDependency},
+		{ruleLookbackCallers, lookbackCallers},
+		{ruleLookbackCalls, lookbackCalls},
+		{ruleBreakerWeigh, weighHits},
+		{ruleLookbackFar, lookbackFar},
+		{ruleBreakerGuard, followGuard},
+	}
+}
+
+// hitFilter leaves out of a lookback's hits what did not trip a breaker:
+// skip a record as it is read (after classification), or drop a hit once
+// the scan has read them all (when it needs the whole scan). One of the
+// two is set.
+type hitFilter struct {
+	name string
+	skip func(c *hitCandidate, s *causeScan) bool
+	drop func(h *traceHit, s *causeScan) bool
+}
+
+// hitFilters are the filters of every lookback's records, in order.
+func hitFilters() []hitFilter {
+	return []hitFilter{
+		{name: ruleHitServerSpan, skip: skipServerSpan},
+		{name: ruleHitFastFailure, skip: skipFastFailure},
+		{name: ruleHitOwnWork, skip: skipOwnWork},
+		{name: ruleHitOwnRefusals, drop: dropOwnRefusals},
+	}
+}
+
+// tripFilter leaves a tripping trace, once analysed, out of the vote: it
+// says nothing of what tripped the breaker. An error is a store's.
+type tripFilter struct {
+	name string
+	skip func(ctx context.Context, st WindowStore, w *tripWalk) (bool, error)
+}
+
+// tripFilters are the filters of analysed tripping traces, in order; the
+// first that skips a trace decides.
+func tripFilters() []tripFilter {
+	return []tripFilter{
+		{ruleTripUnfelt, skipUnfelt},
+		{ruleTripUsualOrigin, skipUsualOrigin},
+		{ruleTripUsualSuspect, skipUsualSuspect},
+		{ruleTripSilentCall, skipSilentCall},
+		{ruleTripBlindDependency, skipBlindDependency},
+		{ruleTripOwnService, skipOwnService},
+	}
+}
+
+// voteRule settles or moves v.best from the walks of the tripping traces.
+type voteRule struct {
+	name  string
+	apply func(v *tally)
+}
+
+// voteRules weigh the walks of the tripping traces, in order.
+func voteRules() []voteRule {
+	return []voteRule{
+		{ruleVoteMost, voteMost},
+		{ruleVoteDescend, voteDescend},
+		{ruleVoteNamedMajority, voteNamedMajority},
+	}
+}
+
+// hopRule adjusts the suspect after one hop behind a breaker has been
+// resolved (h.tr) and adopted.
+type hopRule struct {
+	name  string
+	apply func(res *Result, h *hop)
+}
+
+// hopRules apply after each hop, in order.
+func hopRules() []hopRule {
+	return []hopRule{
+		{ruleBreakerAlias, renameByCallers},
+		{ruleBreakerNextDown, goOnNextDown},
+	}
+}
+
+// ruleTag is the suffix of a reason clause written by the named rules:
+// " [name]", or " [a b]" for several.
+func ruleTag(names ...string) string {
+	return " [" + strings.Join(names, " ") + "]"
+}
+
+// ruleOff reports whether the rule name is left out of the analysis: only
+// tests that prove each rule is needed set Options.off.
+func (o Options) ruleOff(name string) bool { return o.off[name] }
