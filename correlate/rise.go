@@ -26,9 +26,13 @@ func (r rise) perMinute(recent bool) float64 {
 	return float64(r.earlier) / max(r.earlierLen.Minutes(), 1)
 }
 
-// rose reports whether the lines came at least three times as often in the
-// recent stretch as before it.
-func (r rise) rose() bool { return r.perMinute(true) >= 3*r.perMinute(false) }
+// riseFactor is how many times as often lines must come in the recent
+// stretch as before it to have risen.
+const riseFactor = 3
+
+// rose reports whether the lines came at least riseFactor times as often
+// in the recent stretch as before it.
+func (r rise) rose() bool { return r.perMinute(true) >= riseFactor*r.perMinute(false) }
 
 // lineRise counts svc's warnings and errors that match in the recent
 // stretch before at and in the earlier one before that. The earlier rate

@@ -36,6 +36,21 @@ const (
 // Test: TestRules/troubled_caller (TestBlameTroubledCaller).
 const ruleTroubledCaller = "troubled_caller"
 
+// Troubled is the condition of troubled_caller on counts already made: a
+// service is troubled when it logged at least troubleMin lines of GC
+// pauses or running out of memory in the recent stretch, at least
+// riseFactor times as often per minute as in the earlier one. The incident
+// analysis (rootcause), which compares a window with its baseline rather
+// than reading the store around one trace, applies the same condition
+// through this function, so that the rule and its constants live here
+// only.
+func Troubled(recent int, recentMinutes float64, earlier int, earlierMinutes float64) bool {
+	if recent < troubleMin {
+		return false
+	}
+	return earlier == 0 || float64(recent)/recentMinutes >= riseFactor*float64(earlier)/earlierMinutes
+}
+
 func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	res := a.res
 	if res.caller == nil || res.Suspect == nil {

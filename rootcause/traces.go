@@ -570,7 +570,7 @@ type trouble struct {
 }
 
 // troubleOf returns svc's resource trouble in the window when it is new:
-// at least troubleLines lines of GC pressure or memory exhaustion, at
+// enough lines of GC pressure or memory exhaustion (correlate.Troubled), at
 // three times the baseline's rate or more; nil otherwise.
 func troubleOf(w, b *period, svc string) *trouble {
 	ws := w.services[svc]
@@ -588,26 +588,20 @@ func troubleOf(w, b *period, svc string) *trouble {
 			out = &trouble{kind: ts.kind, first: ts.first}
 		}
 	}
-	if n < troubleLines {
-		return nil
-	}
 	nb := 0
-	if bs := b.services[svc]; bs != nil {
+	if bs := b.services[svc]; bs != nil && b.records > 0 {
 		for _, ts := range bs.templates {
 			if ts.kind == schema.KindResourceGC || ts.kind == schema.KindOOM {
 				nb += ts.count
 			}
 		}
 	}
-	if b.records > 0 && float64(n)/w.minutes() < 3*float64(nb)/b.minutes() {
+	// The condition and its constants are correlate's troubled_caller.
+	if !correlate.Troubled(n, w.minutes(), nb, b.minutes()) {
 		return nil
 	}
 	return out
 }
-
-// troubleLines is the least resource-trouble lines that make a service
-// troubled.
-const troubleLines = 3
 
 // known reports whether svc left records of its own or was called in
 // either period.
