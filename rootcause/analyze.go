@@ -54,6 +54,9 @@ type Options struct {
 	Buckets int
 	// Correlate tunes the per-trace analysis.
 	Correlate correlate.Options
+	// off names rules (signals) switched off: tests show with it that a
+	// rule's scenario depends on the rule.
+	off map[string]bool
 }
 
 func (o Options) withDefaults() Options {
@@ -327,7 +330,7 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	} else {
 		rep.Warnings = append(rep.Warnings, "no baseline before the window: novelty and latency changes cannot be judged")
 	}
-	in := &inputs{win: w, base: b, traces: tr, q: q}
+	in := &inputs{win: w, base: b, traces: tr, q: q, off: opt.off}
 	cands := rank(in)
 	top := q.Top
 	if top <= 0 {

@@ -164,22 +164,36 @@
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
 //	rule          condition                                          weight  constants                           test
-//	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           TestAnalyzeRecords*, chains_test.go
-//	pointed_at    callers' timeouts and breakers name it              0.5     full at 2 callers                   chains_test.go
-//	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2      rootcause_test.go
-//	error_rate    its own errors/min beyond the baseline's            1.0     ratio ≥ 2, full at 32×              rootcause_test.go
+//	rule          condition                                          weight  constants                           test (testdata/)
+//	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           trace_origin.txtar, chains_test.go
+//	pointed_at    callers' timeouts and breakers name it              0.5     full at 2 callers                   pointed_at.txtar
+//	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2      new_errors.txtar
+//	error_rate    its own errors/min beyond the baseline's            1.0     ratio ≥ 2, full at 32×              error_rate.txtar
 //	pattern_shift templates appeared or stopped (no operations)       1.0     ≥ 2 and ≥ 10% of its templates      rootcause_test.go
-//	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor             rootcause_test.go
-//	call_timing   slow share of its edges' waits or own work rose     2.5     1.1×p95+0.2 ms, base 5%, z ≥ 4      testdata/call_timing_*.txtar
+//	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor; ×0.25      latency.txtar
+//	              (×0.25 when call_timing puts the wait on a callee)
+//	call_timing   slow share of its edges' waits or own work rose     2.5     1.1×p95+0.2 ms, base 5%, z ≥ 4      call_timing_*.txtar
 //	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
-//	deploy        a version absent from the baseline                  1.0     —                                   rootcause_test.go
+//	deploy        a version absent from the baseline                  1.0     —                                   deploy.txtar
 //	onset         its anomaly began first                             0.5     linear over the onsets' span        rootcause_test.go
-//	deploy_effect a callee fails only in its new version's calls      moved   ≥ 80% of known callers, 5 traces    testdata/deploy_effect.txtar
-//	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      rootcause_test.go
+//	deploy_effect a callee fails only in its new version's calls      moved   ≥ 80% of known callers, 5 traces    deploy_effect.txtar
+//	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //
-// call_timing and deploy_effect have their own scenario files
-// (TestRuleScenarios); the others are tested through hand-built incidents
-// in rootcause_test.go and chains_test.go.
+// Vote adjusters before the scoring (traces.go): a refused connection to a
+// callee that kept serving as usual stays with its caller; a caller's own
+// new GC or memory trouble keeps its failed calls' votes (the condition is
+// correlate's troubled_caller, applied through correlate.Troubled); votes
+// follow pointer chains (pointerChains). The blind-breaker handling of
+// pointerChains still has its own counterpart in correlate's
+// breaker_lookback_far and breaker_guard, which read the store around one
+// trace; folding them into one is not done yet.
+//
+// Every rule but onset, pattern_shift and behaviour has scenario files
+// under testdata/ named after it (TestRuleScenarios: a baseline and a
+// window of call trees in, the expected candidates and evidence out, and
+// the same scenario must come out otherwise with the rule switched off);
+// those three are tested through the hand-built incidents of
+// rootcause_test.go, as the others also are.
 //
 // # A deploy that raises no error of its own
 //

@@ -28,7 +28,9 @@ func rank(in *inputs) []Candidate {
 	for _, n := range sortedKeys(names) {
 		s := &scored{service: n}
 		for _, sc := range scorers() {
-			sc.fn(in, s)
+			if !in.off[sc.name] {
+				sc.fn(in, s)
+			}
 		}
 		if sv := in.traces.services[n]; sv != nil && sv.suspectRaw > 0 {
 			s.note(sv.first)
@@ -37,9 +39,16 @@ func rank(in *inputs) []Candidate {
 			all = append(all, s)
 		}
 	}
-	scoreOnset(all)
-	explained := scoreDeployEffect(in, all)
-	scoreDownstream(in, all, explained)
+	if !in.off["onset"] {
+		scoreOnset(all)
+	}
+	explained := map[string]string{}
+	if !in.off["deploy_effect"] {
+		explained = scoreDeployEffect(in, all)
+	}
+	if !in.off["downstream"] {
+		scoreDownstream(in, all, explained)
+	}
 	if in.q.Service != "" {
 		all = scope(in, all)
 	}

@@ -13,6 +13,7 @@ type inputs struct {
 	win, base *period
 	traces    *traceVotes
 	q         Query
+	off       map[string]bool // rules switched off (tests)
 }
 
 // scored is one service being scored: its signals and what names it.
