@@ -25,39 +25,29 @@ const (
 
 // TestNezhaAccuracy runs the whole pipeline (ingest, store, correlate,
 // rootcause) on the 28 labelled TrainTicket faults of shared/datasets.
-func TestNezhaAccuracy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads 28 real incidents; skipped with -short")
-	}
-	s := runAll(t, []string{testenv.Datasets(t, "nezha-tt")})
-	t.Logf("nezha-tt: %d cases AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
-	for g, f := range s.PerFault {
-		t.Logf("  %-16s %2d cases AC@1 %.2f AC@3 %.2f", g, f.Cases, f.AC1, f.AC3)
-	}
-	if s.Cases != 28 {
-		t.Fatalf("found %d cases, want 28", s.Cases)
-	}
-	if s.AC["1"] < nezhaAC1Floor || s.AC["3"] < nezhaAC3Floor {
-		t.Errorf("nezha-tt AC@1 %.2f AC@3 %.2f, below the floors %.2f / %.2f", s.AC["1"], s.AC["3"], nezhaAC1Floor, nezhaAC3Floor)
-	}
-}
+func TestNezhaAccuracy(t *testing.T) { realAccuracy(t, "nezha-tt", 28, nezhaAC1Floor, nezhaAC3Floor) }
 
 // TestNezhaOBAccuracy runs the whole pipeline on the 22 labelled Online
 // Boutique faults (spans only: network delay, CPU contention, CPU hog).
 func TestNezhaOBAccuracy(t *testing.T) {
+	realAccuracy(t, "nezha-ob", 22, nezhaOBAC1Floor, nezhaOBAC3Floor)
+}
+
+// realAccuracy scores one real data set of shared/datasets against floors.
+func realAccuracy(t *testing.T, set string, cases int, ac1, ac3 float64) {
 	if testing.Short() {
-		t.Skip("loads 22 real incidents; skipped with -short")
+		t.Skipf("loads %d real incidents; skipped with -short", cases)
 	}
-	s := runAll(t, []string{testenv.Datasets(t, "nezha-ob")})
-	t.Logf("nezha-ob: %d cases AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
+	s := runAll(t, []string{testenv.Datasets(t, set)})
+	t.Logf("%s: %d cases AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", set, s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
 	for g, f := range s.PerFault {
 		t.Logf("  %-16s %2d cases AC@1 %.2f AC@3 %.2f", g, f.Cases, f.AC1, f.AC3)
 	}
-	if s.Cases != 22 {
-		t.Fatalf("found %d cases, want 22", s.Cases)
+	if s.Cases != cases {
+		t.Fatalf("found %d cases, want %d", s.Cases, cases)
 	}
-	if s.AC["1"] < nezhaOBAC1Floor || s.AC["3"] < nezhaOBAC3Floor {
-		t.Errorf("nezha-ob AC@1 %.2f AC@3 %.2f, below the floors %.2f / %.2f", s.AC["1"], s.AC["3"], nezhaOBAC1Floor, nezhaOBAC3Floor)
+	if s.AC["1"] < ac1 || s.AC["3"] < ac3 {
+		t.Errorf("%s AC@1 %.2f AC@3 %.2f, below the floors %.2f / %.2f", set, s.AC["1"], s.AC["3"], ac1, ac3)
 	}
 }
 
