@@ -39,7 +39,8 @@ import (
 //     it is starved of CPU (cpu-starvation);
 //   - one caller's calls into a service that waited longer, while the
 //     service's other callers' did not, are the caller's, and so are a
-//     sole caller's when calls into it waited longer too;
+//     sole caller's when calls into it waited longer too or its own work
+//     slowed;
 //   - a caller whose calls to most of its callees waited longer is the
 //     reason for those waits (its own starvation or its egress), and the
 //     waits are taken off its callees; so is one whose calls in waited
@@ -318,8 +319,16 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		}
 		intoSlow[k[1]].mergeShift(es)
 	}
+	// Its own work, all operations pooled.
+	workSlow := map[string]*shift{}
+	for _, k := range sortedOpKeys(w.timing.work) {
+		if workSlow[k.svc] == nil {
+			workSlow[k.svc] = &shift{}
+		}
+		workSlow[k.svc].merge(w.timing.work[k], b.timing.work[k], k.op)
+	}
 	broad := map[string]bool{}
-	w.timingBroad = broad
+	w.timingBroad, w.timingOwned = broad, map[[2]string]bool{}
 	for c, cs := range callees {
 		slowed := 0
 		for _, d := range cs {
@@ -352,8 +361,9 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		}
 	}, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
 		es := edgeShift[k]
-		if broad[k[0]] || callerSide(edgeShift, k, intoSlow) {
+		if broad[k[0]] || callerSide(edgeShift, k, intoSlow, workSlow) {
 			// The caller's waits, not the callee's.
+			w.timingOwned[k] = true
 			get(k[0]).out.mergeShift(es)
 			get(k[0]).ownOut = true
 			continue
@@ -364,8 +374,8 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			in.callers = append(in.callers, k[0])
 		}
 	}
-	for _, k := range sortedOpKeys(w.timing.work) {
-		get(k.svc).work.merge(w.timing.work[k], b.timing.work[k], k.op)
+	for svc, ws := range workSlow {
+		get(svc).work = *ws
 	}
 	for _, name := range sortedKeys(by) {
 		ss := by[name]
@@ -472,9 +482,9 @@ func scoreCallTiming(in *inputs, s *scored) {
 	s.add("call_timing", wCallTiming*min(1, f.strength), f.reason)
 }
 
-// waitsAreCallers reports whether every caller seen calling peer in the
-// window waited longer on most of its callees: the peer's slower calls as
-// its callers see them are then theirs (call_timing), not the peer's.
+// waitsAreCallers reports whether call_timing put the longer waits of
+// every caller's calls to peer on the caller's side: the peer's slower
+// calls as its callers see them are then theirs, not the peer's.
 func waitsAreCallers(w, b *period, peer string) bool {
 	timingFindings(w, b)
 	n := 0
@@ -482,7 +492,7 @@ func waitsAreCallers(w, b *period, peer string) bool {
 		if k[1] != peer {
 			continue
 		}
-		if !w.timingBroad[k[0]] {
+		if !w.timingBroad[k[0]] && !w.timingOwned[k] {
 			return false
 		}
 		n++
@@ -510,8 +520,8 @@ func blamedCallee(w, b *period, svc string) string {
 // waited longer. Several callers' calls into a service that slowed say it
 // is the service; one caller's alone says it is the caller. A callee's
 // only caller owns its waits when calls into that caller waited longer
-// too: one cause explains both.
-func callerSide(edges map[[2]string]*shift, k [2]string, into map[string]*shift) bool {
+// too, or its own work slowed: one cause explains both.
+func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*shift) bool {
 	if !edges[k].significant() {
 		return false
 	}
@@ -527,8 +537,8 @@ func callerSide(edges map[[2]string]*shift, k [2]string, into map[string]*shift)
 	}
 	if others == 0 {
 		// Its only caller: the caller's side when calls into the caller
-		// waited longer too, one cause for both.
-		return into[k[0]] != nil && into[k[0]].significant()
+		// waited longer too, or its own work slowed: one cause for both.
+		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant()
 	}
 	return true
 }

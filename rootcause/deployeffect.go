@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -15,7 +16,10 @@ import (
 // is then every failing trace's origin, and the deploy only a version
 // change with nothing wrong to show. Two things tell the deploy: the
 // callee's failing traces are calls from the deployed service (at least
-// deployShare of those whose spans tell the caller), while its other callers' calls to it go through;
+// deployShare of those whose spans tell the caller), while its other
+// callers' calls to it go through (or, when it has no other callers, it
+// began failing within deployFollow of the version and was not itself
+// deployed);
 // and the version was first seen before the callee's first error. Then the
 // callee's trace_origin share moves to the deployed service, and its
 // downstream penalty for calling a service that failed is lifted.
@@ -29,28 +33,57 @@ const (
 	// minDeployTraces is how many failing traces with a known caller the
 	// callee needs.
 	minDeployTraces = 5
+	// deployFollow is how soon after the version's first record a callee
+	// that has no other callers must begin to fail: a rollout sends the
+	// new version's calls at once.
+	deployFollow = 5 * time.Minute
 )
 
 // originCaller is the service that called the operation in which the
-// trace's origin happened: the first service other than the origin's up
-// its span's ancestors, or "".
-func originCaller(recs []schema.Record, sid schema.SpanID, svc string) string {
-	if sid == "" {
-		return ""
-	}
+// trace's origin happened at time at: the first service other than the
+// origin's up its span's ancestors, or, when the origin's service left no
+// span, the service whose call to it was nearest that time; "" when none
+// tells.
+func originCaller(recs []schema.Record, sid schema.SpanID, svc string, at time.Time) string {
 	byID := make(map[schema.SpanID]*schema.Record, len(recs))
 	for i := range recs {
 		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" {
 			byID[r.SpanID] = r
 		}
 	}
-	for hops, r := 0, byID[sid]; r != nil && hops < len(recs); hops++ {
-		if r.Service != svc && r.Service != "" {
-			return r.Service
+	if r := byID[sid]; sid != "" && r != nil {
+		for hops := 0; r != nil && hops < len(recs); hops++ {
+			if r.Service != svc && r.Service != "" {
+				return r.Service
+			}
+			r = byID[r.ParentSpanID]
 		}
-		r = byID[r.ParentSpanID]
+		return ""
 	}
-	return ""
+	// The origin's service left no span (it exports none): its caller is
+	// the service whose client span to it was open when the error came.
+	// The nearest call in time: clocks of pods differ.
+	key := correlate.NameKey(svc)
+	best, bestGap := "", time.Duration(-1)
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.Service == svc || r.Service == "" {
+			continue
+		}
+		if peer := PeerOf(r); peer == "" || correlate.NameKey(peer) != key {
+			continue
+		}
+		gap := time.Duration(0)
+		if at.Before(r.Time) {
+			gap = r.Time.Sub(at)
+		} else if at.After(r.End()) {
+			gap = at.Sub(r.End())
+		}
+		if bestGap < 0 || gap < bestGap {
+			best, bestGap = r.Service, gap
+		}
+	}
+	return best
 }
 
 // scoreDeployEffect moves the votes of a callee that fails only in the
@@ -84,8 +117,11 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				continue
 			}
 			others := otherCallers(in.traces, c.service, d.service)
-			if len(others) == 0 {
-				continue // nothing shows that its other callers are served
+			if len(others) == 0 && (c.kind == schema.KindBadDeploy || sv.first.After(d.deployedAt.Add(deployFollow))) {
+				// Nothing shows that its other callers are served, and
+				// its failures did not follow the deploy at once, or it
+				// was itself deployed.
+				continue
 			}
 			var moved float64
 			for i, g := range c.signals {
@@ -99,8 +135,12 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 			}
 			explained[c.service] = d.service
 			d.ownExamples = mergeExamples(d.ownExamples, examples(sv.examples, 3), 3)
-			d.add("deploy_effect", moved, fmt.Sprintf("%s's errors began after it (at %s): %d of its %d failing traces whose caller is known are calls from %s, while its calls from %s go through",
-				c.service, sv.first.UTC().Format(time.TimeOnly), from, known, d.service, joinCut(others, 3)))
+			served := "and no other service's calls to it fail"
+			if len(others) > 0 {
+				served = "while its calls from " + joinCut(others, 3) + " go through"
+			}
+			d.add("deploy_effect", moved, fmt.Sprintf("%s's errors began after it (at %s): %d of its %d failing traces whose caller is known are calls from %s, %s",
+				c.service, sv.first.UTC().Format(time.TimeOnly), from, known, d.service, served))
 			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first; its other callers' calls go through [deploy_effect]", d.service))
 		}
 	}

@@ -40,7 +40,8 @@ type period struct {
 	// (calltiming.go); timingFound caches what they say (window only).
 	timing      timing
 	timingFound map[string]*timingFinding
-	timingBroad map[string]bool // callers whose waits are their own
+	timingBroad map[string]bool    // callers whose waits are their own
+	timingOwned map[[2]string]bool // edges whose waits are the caller's
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).
