@@ -40,7 +40,7 @@ import (
 //   - one caller's calls into a service that waited longer, while the
 //     service's other callers' did not, are the caller's, and so are a
 //     sole caller's when calls into it waited longer too or its own work
-//     slowed;
+//     slowed, unless the calls fail (a failing callee explains both);
 //   - a caller whose calls to most of its callees waited longer is the
 //     reason for those waits (its own starvation or its egress), and the
 //     waits are taken off its callees; so is one whose calls in waited
@@ -59,12 +59,18 @@ const (
 	// least, for the waits to be the caller's (and at least half of them).
 	broadCallees = 2
 	wCallTiming  = 2.5
+	// minFailShare is the share of an edge's calls that must fail (and
+	// twice the baseline's) for the calls to count as failing.
+	minFailShare = 0.05
 	maxTimingEx  = 3 // example traces kept per edge or operation
 )
 
 // timingStat is the samples of one call edge or one operation in a period.
 type timingStat struct {
 	ns []float64
+	// failed counts the calls that failed (an error status on the span
+	// of the call, or on the callee's span).
+	failed int
 	// slowest are the window's slowest samples' traces: examples.
 	slowest []timedTrace
 }
@@ -183,7 +189,11 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				// A client span to a peer that left no span: all its time
 				// is the peer's, as its callers see it.
 				tm.opaque[peer] = true
-				tm.stat(tm.edges, [2]string{r.Service, peer}).add(float64(r.Duration), id, tm.keep)
+				st := tm.stat(tm.edges, [2]string{r.Service, peer})
+				st.add(float64(r.Duration), id, tm.keep)
+				if r.IsError() {
+					st.failed++
+				}
 				continue
 			}
 			tm.own(r, float64(r.Duration), id)
@@ -194,7 +204,11 @@ func (p *period) addCallTimes(recs []schema.Record) {
 			if isConsumer(c) || c.Duration > r.Duration {
 				continue // an asynchronous hand-over, not a call waited for
 			}
-			tm.stat(tm.edges, [2]string{r.Service, c.Service}).add(float64(r.Duration-c.Duration), id, tm.keep)
+			st := tm.stat(tm.edges, [2]string{r.Service, c.Service})
+			st.add(float64(r.Duration-c.Duration), id, tm.keep)
+			if r.IsError() || c.IsError() {
+				st.failed++
+			}
 		}
 	}
 }
@@ -223,6 +237,9 @@ func isConsumer(r *schema.Record) bool {
 // shift is the slow samples of a set of edges or operations in the window.
 type shift struct {
 	slow, n int
+	// failing is set when the calls failed more often than in the
+	// baseline (edges only).
+	failing bool
 	// p50 before and after of the set's member whose median rose most.
 	b50, w50 float64
 	what     string
@@ -259,6 +276,9 @@ func (s *shift) excess() float64 {
 func (s *shift) merge(w, b *timingStat, what string) {
 	if w == nil || b == nil || len(w.ns) < minTimingN || len(b.ns) < minBaseN {
 		return
+	}
+	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
+		s.failing = true
 	}
 	limit := quantile(b.ns, 0.95)*slowFactor + slowFloorNs
 	slow := 0
@@ -538,6 +558,11 @@ func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*
 	if others == 0 {
 		// Its only caller: the caller's side when calls into the caller
 		// waited longer too, or its own work slowed: one cause for both.
+		// Unless the calls fail: a failing callee explains the long calls
+		// and the time its caller spends retrying them.
+		if edges[k].failing {
+			return false
+		}
 		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant()
 	}
 	return true

@@ -36,7 +36,8 @@ import (
 // "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
 // named only by its host (server.address); svc@VERSION/op gives the
 // span's service.version; SELF!WORDS makes the span's service log the
-// error WORDS (underscores for spaces) in it.
+// error WORDS (underscores for spaces) in it; @peer:DUR!WORDS is a call to
+// the peer that fails, its caller logging WORDS.
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -139,11 +140,12 @@ func parseNode(t *testing.T, tok string) *node {
 			rest = strings.TrimPrefix(tok, "@")
 		}
 		name, d, _ := strings.Cut(rest, ":")
+		d, errText, _ := strings.Cut(d, "!")
 		v, err := strconv.ParseFloat(d, 64)
 		if err != nil {
 			t.Fatalf("bad peer %q", tok)
 		}
-		return &node{svc: name, self: v, peer: true, host: host}
+		return &node{svc: name, self: v, peer: true, host: host, err: errText}
 	}
 	id, times, ok := strings.Cut(tok, ":")
 	svc, op, ok2 := strings.Cut(id, "/")
@@ -197,6 +199,12 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 				SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
 				Duration: d, Attrs: map[string]string{attr: n.svc}})
+			if n.err != "" {
+				// The call failed: an error status, and its caller logs it.
+				recs[len(recs)-1].Status = schema.StatusError
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,
+					SpanID: parent, Service: callerSvc, Severity: schema.SeverityError, Body: strings.ReplaceAll(n.err, "_", " ")})
+			}
 			return d
 		}
 		if callerSvc != "" {
