@@ -44,19 +44,22 @@ const (
 // origin's up its span's ancestors, or, when the origin's service left no
 // span, the service whose call to it was nearest that time; "" when none
 // tells.
-func originCaller(recs []schema.Record, sid schema.SpanID, svc string, at time.Time) string {
-	byID := make(map[schema.SpanID]*schema.Record, len(recs))
-	for i := range recs {
-		if r := &recs[i]; r.Type == schema.TypeSpan && r.SpanID != "" {
-			byID[r.SpanID] = r
+func (p *period) originCaller(recs []schema.Record, sid schema.SpanID, svc string, at time.Time) string {
+	// The trace's spans as indexSpans indexed them (addSelfTimes ran on
+	// these records just before).
+	tm := &p.timing
+	span := func(id schema.SpanID) *schema.Record {
+		if j, ok := tm.idx[id]; ok && id != "" {
+			return &recs[tm.spans[j].rec]
 		}
+		return nil
 	}
-	if r := byID[sid]; sid != "" && r != nil {
+	if r := span(sid); r != nil {
 		for hops := 0; r != nil && hops < len(recs); hops++ {
 			if r.Service != svc && r.Service != "" {
 				return r.Service
 			}
-			r = byID[r.ParentSpanID]
+			r = span(r.ParentSpanID)
 		}
 		return ""
 	}

@@ -110,7 +110,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		}
 		tv.failed++
 		v := newVote(res, entryOf(recs), 0)
-		v.caller = originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
+		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
 		w.countAfterCalls(res)
 	})
