@@ -31,14 +31,15 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
-	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: "+kindList(sim.FaultKinds()))
+	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: a kind, "+
+		kindList(sim.FaultKinds())+", or a variant, "+faultTypeList())
 	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("demo takes no arguments")
 	}
-	if err == nil && f.fault != "" && !isSimFault(schema.Kind(f.fault)) {
-		err = badUsage("--fault %q is not one of %s", truncate(f.fault, 40), kindList(sim.FaultKinds()))
+	if _, ok := sim.FaultNamed(f.fault); err == nil && f.fault != "" && !ok {
+		err = badUsage("--fault %q is not one of %s, nor a variant: %s", truncate(f.fault, 40), kindList(sim.FaultKinds()), faultTypeList())
 	}
 	if err != nil {
 		return fail(e, "demo", err)
@@ -55,8 +56,8 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 
 func demo(ctx context.Context, e *env, f *demoFlags) error {
 	cfg := sim.DemoConfig(time.Now().UTC().Add(-time.Minute))
-	if f.fault != "" {
-		cfg.Fault = schema.Kind(f.fault)
+	if sf, ok := sim.FaultNamed(f.fault); ok {
+		cfg.Fault, cfg.FaultType = sf.Kind, sf.Type
 	}
 	if f.seed != 0 {
 		cfg.Seed = f.seed
@@ -168,13 +169,13 @@ func freshDemoStore(ctx context.Context, path string) error {
 	return nil
 }
 
-func isSimFault(k schema.Kind) bool {
-	for _, f := range sim.FaultKinds() {
-		if f == k {
-			return true
-		}
+// faultTypeList names the simulator's fault variants.
+func faultTypeList() string {
+	var names []string
+	for _, f := range sim.Faults() {
+		names = append(names, f.Type)
 	}
-	return false
+	return strings.Join(names, ", ")
 }
 
 func kindList(ks []schema.Kind) string {
