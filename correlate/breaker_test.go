@@ -318,11 +318,7 @@ func paymentTripped(st *windowStore, ms, open int) *windowStore {
 func TestAnalyzeSkipsUsualNoise(t *testing.T) {
 	const open = 4_000_000
 	noise := "Could not resolve locale 'xx-YY', falling back to en-US"
-	st := &windowStore{}
-	for k := range 62 {
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 300+k),
-			logAt("", "pricing", open-3_700_000+k*60_000, schema.SeverityError, noise))...)
-	}
+	st := storeSkipsUsualNoise() // the noise all hour, and this trace
 	trace := func(id string) []schema.Record {
 		return inTrace(id,
 			logAt("", "pricing", open, schema.SeverityError, noise),
@@ -331,7 +327,6 @@ func TestAnalyzeSkipsUsualNoise(t *testing.T) {
 			logAt("", "gateway", open+2010, schema.SeverityError,
 				"request to pricing failed: unexpected status 500 Internal Server Error from pricing"))
 	}
-	st.recs = append(st.recs, trace(string(openTrace))...)
 	alone := AnalyzeRecords(trace(string(openTrace)), Options{})
 	if alone.Suspect == nil || alone.Suspect.Service != "pricing" {
 		t.Fatalf("without the store, the first error should be blamed: %+v", alone.Suspect)
