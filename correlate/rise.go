@@ -32,7 +32,11 @@ const riseFactor = 3
 
 // rose reports whether the lines came at least riseFactor times as often
 // in the recent stretch as before it.
-func (r rise) rose() bool { return r.perMinute(true) >= riseFactor*r.perMinute(false) }
+func (r rise) rose() bool { return risen(r.perMinute(true), r.perMinute(false)) }
+
+// risen reports whether a rate per minute is at least riseFactor times an
+// earlier one.
+func risen(recent, earlier float64) bool { return recent >= riseFactor*earlier }
 
 // lineRise counts svc's warnings and errors that match in the recent
 // stretch before at and in the earlier one before that. The earlier rate

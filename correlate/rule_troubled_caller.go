@@ -48,7 +48,7 @@ func Troubled(recent int, recentMinutes float64, earlier int, earlierMinutes flo
 	if recent < troubleMin {
 		return false
 	}
-	return earlier == 0 || float64(recent)/recentMinutes >= riseFactor*float64(earlier)/earlierMinutes
+	return earlier == 0 || risen(float64(recent)/recentMinutes, float64(earlier)/earlierMinutes)
 }
 
 func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) {

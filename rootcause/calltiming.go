@@ -3,6 +3,7 @@ package rootcause
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -89,18 +90,16 @@ func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 		t.slowest = append(t.slowest, timedTrace{ns, id})
 		return
 	}
-	i := slices.IndexFunc(t.slowest, func(x timedTrace) bool { return x.ns < ns })
-	if i < 0 {
-		return
-	}
-	// Replace the fastest of the kept ones.
+	// Replace the fastest of the kept ones, when this one is slower.
 	j := 0
 	for k := range t.slowest {
 		if t.slowest[k].ns < t.slowest[j].ns {
 			j = k
 		}
 	}
-	t.slowest[j] = timedTrace{ns, id}
+	if t.slowest[j].ns < ns {
+		t.slowest[j] = timedTrace{ns, id}
+	}
 }
 
 // timing is one period's call edges and operations.
@@ -373,13 +372,9 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		}
 		return by[n]
 	}
-	for _, k := range slices.SortedFunc(func(yield func([2]string) bool) {
-		for k := range edgeShift {
-			if !yield(k) {
-				return
-			}
-		}
-	}, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) {
+	for _, k := range slices.SortedFunc(maps.Keys(edgeShift), func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	}) {
 		es := edgeShift[k]
 		if broad[k[0]] || callerSide(edgeShift, k, intoSlow, workSlow) {
 			// The caller's waits, not the callee's.
@@ -479,12 +474,9 @@ func exampleIDs(ex []timedTrace) []schema.TraceID {
 }
 
 func sortedOpKeys[V any](m map[opKey]V) []opKey {
-	ks := make([]opKey, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, func(a, b opKey) int { return cmp.Or(cmp.Compare(a.svc, b.svc), cmp.Compare(a.op, b.op)) })
-	return ks
+	return slices.SortedFunc(maps.Keys(m), func(a, b opKey) int {
+		return cmp.Or(cmp.Compare(a.svc, b.svc), cmp.Compare(a.op, b.op))
+	})
 }
 
 // scoreCallTiming is the call_timing signal: what span timing on the call

@@ -93,10 +93,6 @@ func (p *period) originCaller(recs []schema.Record, sid schema.SpanID, svc strin
 // calls of a newly deployed caller to that caller.
 func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 	explained := map[string]string{} // callee -> deployed caller
-	by := map[string]*scored{}
-	for _, s := range all {
-		by[s.service] = s
-	}
 	for _, d := range all {
 		if d.kind != schema.KindBadDeploy || d.deployedAt.IsZero() {
 			continue
@@ -138,20 +134,20 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 			}
 			explained[c.service] = d.service
 			d.ownExamples = mergeExamples(d.ownExamples, examples(sv.examples, 3), 3)
-			served := "and no other service's calls to it fail"
+			served := "and no other service calls it"
 			if len(others) > 0 {
 				served = "while its calls from " + joinCut(others, 3) + " go through"
 			}
 			d.add("deploy_effect", moved, fmt.Sprintf("%s's errors began after it (at %s): %d of its %d failing traces whose caller is known are calls from %s, %s",
 				c.service, sv.first.UTC().Format(time.TimeOnly), from, known, d.service, served))
-			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first; its other callers' calls go through [deploy_effect]", d.service))
+			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first, %s [deploy_effect]", d.service, served))
 		}
 	}
 	return explained
 }
 
-// otherCallers are the services other than but that call svc in the
-// window's traces.
+// otherCallers are the services, but the one named, whose calls to svc
+// in the window's traces did not all fail.
 func otherCallers(tv *traceVotes, svc, but string) []string {
 	var out []string
 	for k, e := range tv.edges {

@@ -179,6 +179,12 @@
 //	deploy_effect a callee fails only in its new version's calls      moved   ≥ 80% of known callers, 5 traces    deploy_effect.txtar
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //
+// Kind rules, when a candidate's kind is chosen (describe, in rank.go; each
+// writes an evidence line when it decides):
+//
+//	end_state     its own new errors tell of a later mechanism        —       endStates: oom, poison > pool, gc   end_state.txtar
+//	was_down      refused connections among the traces pointing at it —       ≥ 5 and ≥ 10% of them               was_down.txtar
+//
 // Vote adjusters before the scoring (traces.go): a refused connection to a
 // callee that kept serving as usual stays with its caller; a caller's own
 // new GC or memory trouble keeps its failed calls' votes (the condition is

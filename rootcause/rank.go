@@ -159,7 +159,7 @@ func scope(in *inputs, all []*scored) []*scored {
 // candidate turns a scored service into the report's candidate.
 func candidate(in *inputs, s *scored) Candidate {
 	sv := in.traces.services[s.service]
-	kind, sig, tmpl := describe(in, s, sv)
+	kind, sig, tmpl, why := describe(in, s, sv)
 	c := Candidate{
 		Service:   s.service,
 		Kind:      kind,
@@ -184,6 +184,9 @@ func candidate(in *inputs, s *scored) Candidate {
 		// calls its new version broke.
 		c.ExampleTraces = mergeExamples(s.ownExamples, c.ExampleTraces, 3)
 	}
+	if why != "" {
+		c.Evidence = append(slices.Clip(c.Evidence), why)
+	}
 	c.ID = CandidateID(c.Service, c.Kind, c.Signature)
 	return c
 }
@@ -191,20 +194,25 @@ func candidate(in *inputs, s *scored) Candidate {
 // describe picks the candidate's kind and error signature: what its
 // failing traces say, else its newest error template, else what the
 // signals say (latency, log anomaly).
-func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Signature, string) {
-	var sig schema.Signature
-	var tmpl string
+//
+// Two named kind rules write why, when they decide: end_state (the latest
+// mechanism its own new errors tell of) and was_down (its callers' refused
+// connections).
+func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig schema.Signature, tmpl string, why string) {
 	var best *templateStat
 	if w := in.win.services[s.service]; w != nil {
 		if best = bestTemplate(w, in.base.services[s.service]); best != nil {
 			sig, tmpl = best.signature, best.template
 		}
 	}
-	kind := s.kind // a signal that names the kind (deploy) wins
+	kind = s.kind // a signal that names the kind (deploy) wins
 	if kind == "" && best != nil && best.own() && telling(best.kind) {
 		kind = best.kind // what the service says of its own failure
-		if w := in.win.services[s.service]; w != nil {
-			kind = endState(kind, w, in.base.services[s.service])
+		if w := in.win.services[s.service]; w != nil && !in.off["end_state"] {
+			if end := endState(kind, w, in.base.services[s.service]); end != kind {
+				why = fmt.Sprintf("its own new errors end in %s after %s [end_state]", end, kind)
+				kind = end
+			}
 		}
 	}
 	if (kind == "" || kind == schema.KindLatency) && s.timingKind != "" && s.timingKind != schema.KindLatency {
@@ -212,10 +220,12 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 		// names none.
 		kind = s.timingKind
 	}
-	if s.kind == "" && endStates[kind] == 0 && wasDown(sv) {
+	if s.kind == "" && endStates[kind] == 0 && !in.off["was_down"] && wasDown(sv) {
 		// A service that is down cannot log it; its callers' refused
 		// connections say so, and say more than its own lines from
 		// before or after (a stack trace at startup, a missing route).
+		why = fmt.Sprintf("%d of the failing traces that point at it are refused connections: it was down [was_down]",
+			sv.kinds[schema.KindConnectionRefused])
 		kind = schema.KindConnectionRefused
 	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
@@ -240,7 +250,7 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (schema.Kind, schema.Sign
 			}
 		}
 	}
-	return kind, sig, tmpl
+	return kind, sig, tmpl, why
 }
 
 // endStates rank the kinds that are where another ends: memory pressure

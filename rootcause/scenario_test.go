@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,18 +106,26 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 	return AnalyzeRecords(win, base, q, baseWin, Options{off: off})
 }
 
-// ruleScenarios are the rules with scenarios, longest names first so that
-// a scenario's name finds its rule by prefix.
-var ruleScenarios = []string{"deploy_effect", "trace_origin", "call_timing", "pointed_at", "new_errors",
-	"error_rate", "downstream", "latency", "deploy"}
+// rules are the names of the ranking's rules: its scorers, the rules
+// weighed over all services after them, and the kind rules.
+func rules() []string {
+	out := []string{"onset", "deploy_effect", "downstream", "end_state", "was_down"}
+	for _, sc := range scorers() {
+		out = append(out, sc.name)
+	}
+	return out
+}
 
+// ruleOf is the rule a scenario is named after: the longest rule name it
+// begins with ("deploy_effect_…" is deploy_effect's, not deploy's).
 func ruleOf(scenario string) string {
-	for _, r := range ruleScenarios {
-		if strings.HasPrefix(scenario, r) {
-			return r
+	best := ""
+	for _, r := range rules() {
+		if strings.HasPrefix(scenario, r) && len(r) > len(best) {
+			best = r
 		}
 	}
-	return ""
+	return best
 }
 
 // node is one span of a scenario's tree.
@@ -313,21 +320,22 @@ func candidateList(rep *Report) string {
 	return b.String()
 }
 
-// TestRuleScenariosNamed checks that every rule of the ranking has a
-// scenario whose name begins with the rule's.
+// TestRuleScenariosNamed checks that every scenario is named after a rule,
+// and says which rules have none yet.
 func TestRuleScenariosNamed(t *testing.T) {
-	rules := []string{"onset", "deploy_effect", "downstream"} // weighed after the scorers
-	for _, sc := range scorers() {
-		rules = append(rules, sc.name)
-	}
-	for _, r := range rules {
-		m, _ := filepath.Glob(filepath.Join("testdata", r+"*.txtar"))
-		if len(m) == 0 {
-			t.Logf("rule %s has no scenario under testdata/ yet", r)
-			continue
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	covered := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		r := ruleOf(name)
+		if r == "" {
+			t.Errorf("scenario %s is named after no rule", name)
 		}
-		if !slices.Contains(ruleScenarios, r) {
-			t.Errorf("rule %s has scenarios but is not in ruleScenarios", r)
+		covered[r] = true
+	}
+	for _, r := range rules() {
+		if !covered[r] {
+			t.Logf("rule %s has no scenario under testdata/ yet", r)
 		}
 	}
 }
