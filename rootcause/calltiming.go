@@ -18,7 +18,9 @@ import (
 // the callee's is the call's wait: the network both ways, queueing before
 // the callee's handler ran, connection setup, the caller's own client-side
 // work. A span with no child in another service is the service's own work
-// (its duration less its children's). A client span to a peer that left no
+// (its duration less its children's), unless one of its children failed:
+// the time between a failed call and its retry is waiting, not work, and a
+// retrying caller is not a starved one. A client span to a peer that left no
 // span at all (a database, a third-party API) is that peer's whole time.
 //
 // Each period keeps, per call edge, the waits of its calls and, per
@@ -116,9 +118,9 @@ type timing struct {
 
 // spanKids is one span of a trace and what its children add up to.
 type spanKids struct {
-	rec, only int32 // its record; its child's, when it has one
-	n, cross  int   // children; those in another service
-	dur       float64
+	rec, only        int32 // its record; its child's, when it has one
+	n, cross, failed int   // children; those in another service; those that failed
+	dur              float64
 }
 
 func (tm *timing) stat(m map[[2]string]*timingStat, k [2]string) *timingStat {
@@ -159,6 +161,9 @@ func (p *period) indexSpans(recs []schema.Record) {
 		k.n++
 		k.dur += float64(r.Duration)
 		k.only = int32(i)
+		if r.IsError() {
+			k.failed++
+		}
 		if recs[k.rec].Service != r.Service {
 			k.cross++
 		}
@@ -196,8 +201,11 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				continue
 			}
 			tm.own(r, float64(r.Duration), id)
-		case k.cross == 0:
+		case k.cross == 0 && k.failed == 0:
 			tm.own(r, max(float64(r.Duration)-k.dur, 0), id)
+		case k.cross == 0:
+			// Some of its calls failed: the time between them is spent
+			// waiting to retry, not working.
 		case k.n == 1:
 			c := &recs[k.only]
 			if isConsumer(c) || c.Duration > r.Duration {
