@@ -17,7 +17,7 @@ const (
 	ReasonLineTooLong Reason = "line_too_long" // a line or message over Limits.MaxLineBytes
 	ReasonBadTraceID  Reason = "bad_trace_id"  // a trace id field that is not a valid id
 	ReasonBadSpanID   Reason = "bad_span_id"   // a span id field that is not a valid id
-	ReasonBadTime     Reason = "bad_timestamp" // a timestamp field that cannot be read
+	ReasonBadTime     Reason = "bad_timestamp" // a timestamp that cannot be read, or outside schema.TimeInRange
 	ReasonEmpty       Reason = "empty"         // a record with neither message nor span
 	ReasonTooMany     Reason = "too_many_records"
 )
@@ -78,8 +78,12 @@ func NewBatch(lim Limits) *Batch {
 }
 
 // Add completes r and keeps it. A log record whose message is over the line
-// limit is rejected instead.
+// limit, and a record whose time no store can hold, are rejected instead.
 func (b *Batch) Add(r schema.Record) {
+	if !schema.TimeInRange(r.Time) {
+		b.Reject(ReasonBadTime)
+		return
+	}
 	if r.Type == schema.TypeLog && len(r.Body) > b.lim.MaxLineBytes {
 		b.Reject(ReasonLineTooLong)
 		return

@@ -144,8 +144,13 @@ func (dc *Decoder) emit(d *detected, shipped time.Time, sink RecordSink) {
 	add(r, sink)
 }
 
-// add hands a finished record to sink, rejecting an empty log record.
+// add hands a finished record to sink, rejecting an empty log record and
+// a record whose time no store can hold (schema.TimeInRange).
 func add(r schema.Record, sink RecordSink) {
+	if !schema.TimeInRange(r.Time) {
+		sink.Reject(ReasonBadTime)
+		return
+	}
 	if r.Type == schema.TypeLog && r.Body == "" {
 		sink.Reject(ReasonEmpty)
 		return

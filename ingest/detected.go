@@ -55,7 +55,8 @@ func (d *detected) attr(key, val string) {
 // build turns d into a log record. shipped is the shipper's timestamp
 // (Loki's, OTLP's) and wins over the record's own, which is then kept as
 // the attribute log.time; when both are absent, now is used. A malformed
-// trace or span id rejects the record.
+// trace or span id rejects the record, and so does a time outside what the
+// stores hold (schema.TimeInRange).
 func (d *detected) build(shipped, now time.Time) (schema.Record, Reason) {
 	r := schema.Record{Type: schema.TypeLog}
 	var ok bool
@@ -68,7 +69,9 @@ func (d *detected) build(shipped, now time.Time) (schema.Record, Reason) {
 	if r.ParentSpanID, ok = d.spanID(fieldParent); !ok {
 		return r, ReasonBadSpanID
 	}
-	r.Time = d.time(shipped, now)
+	if r.Time, ok = d.time(shipped, now); !ok {
+		return r, ReasonBadTime
+	}
 	r.Severity, r.SeverityText = d.severity()
 	r.Body = d.vals[fieldMessage]
 	r.Service = d.vals[fieldService]
@@ -112,7 +115,10 @@ func (d *detected) spanID(f field) (schema.SpanID, bool) {
 	return id, err == nil
 }
 
-func (d *detected) time(shipped, now time.Time) time.Time {
+// time picks the record's time (see build); false when the chosen time is
+// outside schema.TimeInRange. An own
+// time that cannot be read is kept as log.time and now used instead.
+func (d *detected) time(shipped, now time.Time) (time.Time, bool) {
 	own, ok := time.Time{}, false
 	if d.has[fieldTime] {
 		own, ok = parseTime(d.vals[fieldTime])
@@ -122,11 +128,11 @@ func (d *detected) time(shipped, now time.Time) time.Time {
 	}
 	switch {
 	case !shipped.IsZero():
-		return shipped
+		return shipped, schema.TimeInRange(shipped)
 	case ok:
-		return own
+		return own, schema.TimeInRange(own)
 	}
-	return now
+	return now, true
 }
 
 func (d *detected) severity() (schema.Severity, string) {

@@ -16,12 +16,12 @@ import (
 
 // decodeLoki reads a Loki push: protobuf + snappy (the default, as Loki
 // treats a missing Content-Type) or JSON.
-func (s *Server) decodeLoki(r *http.Request, body []byte, b *Batch) (string, error) {
+func (s *Server) decodeLoki(r *http.Request, body []byte, l *lease, b *Batch) (string, error) {
 	switch mt := mediaType(r); {
 	case mt == "application/json":
 		return "loki-json", s.dec.LokiJSON(body, b)
 	case mt == "application/x-protobuf" || mt == "" || mt == "application/octet-stream":
-		raw, err := unsnappy(body, s.dec.Limits().MaxBodyBytes)
+		raw, err := unsnappy(body, s.dec.Limits().MaxBodyBytes, l)
 		if err != nil {
 			return "loki-protobuf", err
 		}
@@ -31,7 +31,7 @@ func (s *Server) decodeLoki(r *http.Request, body []byte, b *Batch) (string, err
 	}
 }
 
-func (s *Server) decodeJSONL(_ *http.Request, body []byte, b *Batch) (string, error) {
+func (s *Server) decodeJSONL(_ *http.Request, body []byte, _ *lease, b *Batch) (string, error) {
 	s.dec.JSONLines(body, b)
 	return "jsonl", nil
 }
@@ -48,7 +48,7 @@ func isJSON(r *http.Request) (bool, error) {
 	}
 }
 
-func (s *Server) decodeOTLPLogs(r *http.Request, body []byte, b *Batch) (string, error) {
+func (s *Server) decodeOTLPLogs(r *http.Request, body []byte, _ *lease, b *Batch) (string, error) {
 	j, err := isJSON(r)
 	switch {
 	case err != nil:
@@ -59,7 +59,7 @@ func (s *Server) decodeOTLPLogs(r *http.Request, body []byte, b *Batch) (string,
 	return "otlp-logs-protobuf", s.dec.OTLPLogsProto(body, b)
 }
 
-func (s *Server) decodeOTLPTraces(r *http.Request, body []byte, b *Batch) (string, error) {
+func (s *Server) decodeOTLPTraces(r *http.Request, body []byte, _ *lease, b *Batch) (string, error) {
 	j, err := isJSON(r)
 	switch {
 	case err != nil:
@@ -96,10 +96,16 @@ func publicError(err error) string {
 	switch code := statusOf(err); {
 	case errors.As(err, &ie):
 		return truncate(ie.msg, 300)
+	case errors.Is(err, ErrStoreBroken):
+		return "the store is damaged and cannot take writes until it is repaired; the server log says how to recover"
+	case errors.Is(err, ErrStoreNoSpace):
+		return "the disk holding the store is full; retry later"
 	case errors.Is(err, ErrStoreFull):
 		return "the store's write spool is full; retry later"
 	case errors.Is(err, ErrStoreUnavailable):
 		return "the store is unavailable; retry later"
+	case errors.Is(err, errBytesBusy):
+		return "too much data is being received right now; retry later"
 	case code == http.StatusTooManyRequests:
 		return "too many writes in flight; retry later"
 	case code == http.StatusInternalServerError:

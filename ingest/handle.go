@@ -15,8 +15,8 @@ import (
 )
 
 // decodeFunc decodes one request body into b and names the format for
-// metrics and logs.
-type decodeFunc func(r *http.Request, body []byte, b *Batch) (format string, err error)
+// metrics and logs; buffers it allocates beside the records are taken from l.
+type decodeFunc func(r *http.Request, body []byte, l *lease, b *Batch) (format string, err error)
 
 // replyFunc writes the response: status, the batch's stats and the error
 // (nil on success).
@@ -36,7 +36,7 @@ func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
 				reply(w, r, http.StatusInternalServerError, st, err)
 			}
 		}()
-		format, st, err = s.handle(ctx, r, decode)
+		format, st, err = s.handle(ctx, w, r, decode)
 		code := statusOf(err)
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", strconv.Itoa(int(s.dec.Limits().RetryAfter.Seconds()+0.5)))
@@ -52,10 +52,23 @@ func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
 	})
 }
 
-// handle takes an in-flight slot, reads and decodes the body and writes
-// the batch. Stats are those of the decode; on a write error nothing of
-// the batch was stored.
-func (s *Server) handle(ctx context.Context, r *http.Request, decode decodeFunc) (string, Stats, error) {
+// handle reads the body (under Limits.BodyTimeout and the byte budget,
+// before taking an in-flight slot, so that slow uploads do not lock fast
+// clients out), then takes a slot, decodes the body and writes the batch.
+// Stats are those of the decode; on a write error nothing of the batch was
+// stored.
+func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Request, decode decodeFunc) (string, Stats, error) {
+	lim := s.dec.Limits()
+	l := &lease{b: s.mem}
+	defer func() { l.release(); s.mem.returnMemory(&s.freed) }()
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(lim.BodyTimeout)) // unsupported in tests' recorders
+	body, err := readBody(r, lim.MaxBodyBytes, l)
+	if err != nil {
+		// The rest of the body is not read: close the connection after the
+		// answer, rather than let the server wait for it before answering.
+		w.Header().Set("Connection", "close")
+		return "unknown", Stats{}, err
+	}
 	select {
 	case s.sem <- struct{}{}:
 	default:
@@ -63,13 +76,8 @@ func (s *Server) handle(ctx context.Context, r *http.Request, decode decodeFunc)
 	}
 	s.m.inFlight.Inc()
 	defer func() { <-s.sem; s.m.inFlight.Dec() }()
-	lim := s.dec.Limits()
-	body, err := readBody(r, lim.MaxBodyBytes)
-	if err != nil {
-		return "unknown", Stats{}, err
-	}
 	b := NewBatch(lim)
-	format, err := decode(r, body, b)
+	format, err := decode(r, body, l, b)
 	s.m.bytes.WithLabelValues(format).Add(float64(len(body)))
 	plain := !strings.Contains(strings.ToLower(r.Header.Get("Content-Encoding")), "gzip") // a gzip body without the header
 	if len(bytes.TrimSpace(trimBOM(body))) == 0 && !errors.Is(err, ErrUnsupportedType) {

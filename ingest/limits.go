@@ -26,9 +26,17 @@ type Limits struct {
 	MaxRecordsPerBatch int
 	// MaxDepth caps how deep nested JSON objects are flattened.
 	MaxDepth int
-	// MaxInFlight caps concurrent store writes of the HTTP server; a
-	// request over it gets 429 with Retry-After.
+	// MaxInFlight caps concurrent decodes and store writes of the HTTP
+	// server; a request over it gets 429 with Retry-After. A request takes
+	// its slot only once its body is read, so slow uploads do not hold one.
 	MaxInFlight int
+	// MaxBytesInFlight caps the body bytes (after decompression) that all
+	// requests being read or decoded hold at once; a request that would go
+	// over it gets 429 with Retry-After. MaxBodyBytes caps one request.
+	MaxBytesInFlight int64
+	// BodyTimeout is how long the server waits for a request body to
+	// arrive whole; a slower upload gets 408.
+	BodyTimeout time.Duration
 	// RetryAfter is the Retry-After the server sends with 429 and 503.
 	RetryAfter time.Duration
 }
@@ -44,6 +52,8 @@ func DefaultLimits() Limits {
 		MaxRecordsPerBatch: 5000,
 		MaxDepth:           8,
 		MaxInFlight:        8,
+		MaxBytesInFlight:   256 << 20,
+		BodyTimeout:        time.Minute,
 		RetryAfter:         2 * time.Second,
 	}
 }
@@ -74,6 +84,15 @@ func (l Limits) Normalize() Limits {
 	}
 	if l.MaxInFlight <= 0 {
 		l.MaxInFlight = d.MaxInFlight
+	}
+	if l.MaxBytesInFlight <= 0 {
+		l.MaxBytesInFlight = d.MaxBytesInFlight
+	}
+	if l.MaxBytesInFlight < 2*l.MaxBodyBytes+2 { // one snappy body and its decoding, each up to max+1
+		l.MaxBytesInFlight = 2*l.MaxBodyBytes + 2
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = d.BodyTimeout
 	}
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = d.RetryAfter

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/schema"
 )
 
 type lokiJSONStream struct {
@@ -85,7 +87,7 @@ func (dc *Decoder) lokiJSONEntry(labels []label, v []json.RawMessage, ref time.T
 // (or, tolerated, seconds or milliseconds by magnitude, or RFC 3339).
 func lokiTime(s string) (time.Time, bool) {
 	t, ok := parseTime(s)
-	if !ok || t.Year() < 1971 || t.Year() > 2200 {
+	if !ok || !schema.TimeInRange(t) {
 		return time.Time{}, false
 	}
 	return t, true

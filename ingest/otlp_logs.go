@@ -9,13 +9,17 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 )
 
-// OTLPLogsProto decodes an OTLP ExportLogsServiceRequest in protobuf.
+// OTLPLogsProto decodes an OTLP ExportLogsServiceRequest in protobuf. A
+// record pdata would refuse the whole body for (an id of the wrong length,
+// attributes nested too deep, a field of the wrong type) is rejected alone
+// (bad_trace_id, bad_span_id, bad_protobuf; see otlp_proto_scrub.go).
 func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
+	data, bad := scrubOTLPProto(data, false)
 	req := plogotlp.NewExportRequest()
 	if err := req.UnmarshalProto(data); err != nil {
 		return protoError("OTLP/protobuf ExportLogsServiceRequest", data, err)
 	}
-	dc.otlpLogs(req.Logs(), nil, sink)
+	dc.otlpLogs(req.Logs(), bad, sink)
 	return nil
 }
 
@@ -87,7 +91,11 @@ func (dc *Decoder) otlpLog(res pcommon.Map, scope string, lr plog.LogRecord, sin
 	}
 	var shipped time.Time
 	if ts != 0 {
-		shipped = ts.AsTime().UTC()
+		var ok bool
+		if shipped, ok = otlpTime(ts); !ok {
+			sink.Reject(ReasonBadTime)
+			return
+		}
 	}
 	r, reason := d.build(shipped, dc.now())
 	if reason != "" {

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"time"
+
 	"github.com/faultline/faultline/schema"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -8,12 +10,15 @@ import (
 )
 
 // OTLPTracesProto decodes an OTLP ExportTraceServiceRequest in protobuf.
+// A span pdata would refuse the whole body for is rejected alone, as in
+// OTLPLogsProto (a bad span link is emptied, the span kept).
 func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
+	data, bad := scrubOTLPProto(data, true)
 	req := ptraceotlp.NewExportRequest()
 	if err := req.UnmarshalProto(data); err != nil {
 		return protoError("OTLP/protobuf ExportTraceServiceRequest", data, err)
 	}
-	dc.otlpTraces(req.Traces(), nil, sink)
+	dc.otlpTraces(req.Traces(), bad, sink)
 	return nil
 }
 
@@ -71,13 +76,13 @@ func (dc *Decoder) otlpSpan(res pcommon.Map, sp ptrace.Span, sink RecordSink) {
 		r.ParentSpanID, _ = schema.ParseSpanID(p) // 8 non-zero bytes always parse
 	}
 	start, end := sp.StartTimestamp(), sp.EndTimestamp()
-	if start == 0 {
+	var ok bool
+	if r.Time, ok = otlpTime(start); !ok || end != 0 && !schema.UnixNanoInRange(uint64(end)) {
 		sink.Reject(ReasonBadTime)
 		return
 	}
-	r.Time = start.AsTime().UTC()
 	if end > start {
-		r.Duration = end.AsTime().Sub(start.AsTime())
+		r.Duration = time.Duration(end - start)
 	}
 	r.Service = plainAttrs(res, r.Attrs)
 	plainAttrs(sp.Attributes(), r.Attrs)
@@ -85,7 +90,17 @@ func (dc *Decoder) otlpSpan(res pcommon.Map, sp ptrace.Span, sink RecordSink) {
 		r.Attrs["span.kind"] = k.String()
 	}
 	spanStatus(sp, &r)
-	sink.Add(r)
+	add(r, sink)
+}
+
+// otlpTime converts an OTLP timeUnixNano; false when it is outside
+// schema.TimeInRange (checked before the conversion, which would wrap).
+func otlpTime(ts pcommon.Timestamp) (time.Time, bool) {
+	if !schema.UnixNanoInRange(uint64(ts)) {
+		return time.Time{}, false
+	}
+	t := ts.AsTime().UTC()
+	return t, schema.TimeInRange(t)
 }
 
 func spanStatus(sp ptrace.Span, r *schema.Record) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,8 +29,9 @@ type ServerConfig struct {
 	Registry *prometheus.Registry
 	// Tracer traces request handling; nil means no tracing.
 	Tracer trace.TracerProvider
-	// Health reports whether the store is reachable, for /healthz; nil
-	// means always healthy.
+	// Health reports whether the store is reachable and can take writes,
+	// for /healthz; nil means always healthy. An error wrapping
+	// ErrStoreBroken or ErrStoreNoSpace is shown with its sentence.
 	Health func(context.Context) error
 }
 
@@ -37,7 +39,9 @@ type ServerConfig struct {
 // decodes them into one batch per request, writes the batch with one
 // WriteBatch and answers with what was accepted and rejected. A 2xx is sent
 // only after the write returned nil. At most Limits.MaxInFlight requests
-// are decoded or written at once; more get 429.
+// are decoded or written at once, and bodies in flight hold at most
+// Limits.MaxBytesInFlight; more get 429. A body must arrive within
+// Limits.BodyTimeout (408).
 type Server struct {
 	dec    *Decoder
 	sink   Sink
@@ -47,6 +51,8 @@ type Server struct {
 	tracer trace.Tracer
 	health func(context.Context) error
 	sem    chan struct{}
+	mem    *byteBudget
+	freed  atomic.Int64 // when memory was last returned to the OS (Unix ns)
 }
 
 // NewServer returns a server writing to sink; a nil logger discards.
@@ -73,6 +79,7 @@ func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
 		dec: cfg.Decoder, sink: sink, log: log, m: newMetrics(cfg.Registry), reg: cfg.Registry,
 		tracer: cfg.Tracer.Tracer("github.com/faultline/faultline/ingest"), health: cfg.Health,
 		sem: make(chan struct{}, cfg.Decoder.Limits().MaxInFlight),
+		mem: &byteBudget{max: cfg.Decoder.Limits().MaxBytesInFlight},
 	}
 }
 
@@ -102,7 +109,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.health(ctx); err != nil {
 		s.log.Warn("health check failed", "err", err)
-		http.Error(w, "store unreachable", http.StatusServiceUnavailable)
+		http.Error(w, healthReason(err), http.StatusServiceUnavailable)
 		return
 	}
 	if ws, ok := s.sink.(writerStatuser); ok {
@@ -114,6 +121,19 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
+// healthReason is the /healthz answer for a failed check: the store's own
+// sentence when it names a class of failure (a damaged store, a full disk),
+// else "store unreachable".
+func healthReason(err error) string {
+	switch {
+	case errors.Is(err, ErrStoreBroken):
+		return "store damaged: " + truncate(err.Error(), 300)
+	case errors.Is(err, ErrStoreNoSpace):
+		return "store disk full: " + truncate(err.Error(), 300)
+	}
+	return "store unreachable"
+}
+
 // statusOf maps an error of request handling to its HTTP status code; it
 // is the one place that does.
 func statusOf(err error) int {
@@ -122,13 +142,17 @@ func statusOf(err error) int {
 		return http.StatusOK
 	case errors.Is(err, ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrSlowBody):
+		return http.StatusRequestTimeout
 	case errors.Is(err, ErrUnsupportedType):
 		return http.StatusUnsupportedMediaType
 	case errors.Is(err, ErrBadEncoding), errors.Is(err, ErrMalformed), errors.Is(err, ErrNothingUsable):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrBusy):
 		return http.StatusTooManyRequests
-	case errors.Is(err, ErrStoreFull), errors.Is(err, ErrStoreUnavailable):
+	case errors.Is(err, ErrStoreBroken):
+		return http.StatusInternalServerError
+	case errors.Is(err, ErrStoreFull), errors.Is(err, ErrStoreUnavailable), errors.Is(err, ErrStoreNoSpace):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, ErrSink), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable

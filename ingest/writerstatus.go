@@ -15,7 +15,17 @@ import (
 var (
 	ErrStoreFull        = errors.New("the store's write spool is full")
 	ErrStoreUnavailable = errors.New("the store is unavailable")
+	// ErrStoreNoSpace: the disk holding the store is full. It is 503 with
+	// Retry-After too: shippers keep the data and retry while an operator
+	// frees space.
+	ErrStoreNoSpace = errors.New("the disk holding the store is full")
 )
+
+// ErrStoreBroken is what a Sink wraps when the store cannot take writes
+// until an operator repairs it (its file is damaged): the server answers
+// 500, since retrying does not help, and /healthz fails. (cmd/ingest maps
+// store.ErrCorrupt to it.)
+var ErrStoreBroken = errors.New("the store is damaged")
 
 // WriterStatus is the state of a store's background writer: its circuit
 // breaker, its on-disk spool and its record counters since the store was

@@ -20,6 +20,11 @@ const DefaultPath = "./faultline.db"
 // does not have.
 var ErrUnsupported = errors.New("unsupported store")
 
+// ErrBadURL is wrapped by the errors of a store URL that cannot name a
+// store as written (a malformed file: or clickhouse:// URL, an unknown
+// scheme, which wraps ErrUnsupported too): a usage error, found without I/O.
+var ErrBadURL = errors.New("bad store URL")
+
 // Options configure Open for every backend.
 type Options struct {
 	// ReadOnly opens an existing store for reading only.
@@ -44,6 +49,9 @@ func DefaultURL(getenv func(string) string) string {
 // Errors read "cannot open store "URL": why" (a password in the URL is
 // masked).
 func Open(ctx context.Context, rawURL string, opts Options) (Store, error) {
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
+	}
 	switch scheme := splitScheme(rawURL); scheme {
 	case "":
 		return openSQLite(ctx, rawURL, opts)
@@ -59,6 +67,36 @@ func Open(ctx context.Context, rawURL string, opts Options) (Store, error) {
 		return nil, openErr(rawURL, fmt.Errorf("%w: unknown scheme %q (give a file path or a clickhouse:// URL)", ErrUnsupported, scheme))
 	}
 }
+
+// CheckURL reports, without I/O, what Open would refuse in rawURL itself:
+// an error wrapping ErrBadURL (and ErrUnsupported for an unknown scheme),
+// reading "cannot open store "URL": why"; nil when the URL is well formed.
+// Whether the store is there and reachable only Open can tell.
+func CheckURL(rawURL string) error {
+	var err error
+	switch scheme := splitScheme(rawURL); scheme {
+	case "":
+		if rawURL == "" {
+			err = errors.New("empty path")
+		}
+	case "file":
+		_, err = filePath(rawURL)
+	case "clickhouse":
+		err = clickhouse.CheckURL(rawURL)
+	default:
+		err = fmt.Errorf("%w: unknown scheme %q (give a file path or a clickhouse:// URL)", ErrUnsupported, scheme)
+	}
+	if err != nil {
+		return openErr(rawURL, badURL{err})
+	}
+	return nil
+}
+
+// badURL is a URL's error that also wraps ErrBadURL, in its own words.
+type badURL struct{ err error }
+
+func (e badURL) Error() string   { return e.err.Error() }
+func (e badURL) Unwrap() []error { return []error{ErrBadURL, e.err} }
 
 // EmbeddedPath is the file of the embedded store rawURL names (a plain
 // path or a file: URL); ok is false for a ClickHouse URL, any other

@@ -119,3 +119,25 @@ func TestEmbeddedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURL: a store URL that cannot name a store is ErrBadURL without
+// any I/O (cmd maps it to the usage exit code), and Open refuses it alike.
+func TestCheckURL(t *testing.T) {
+	for _, bad := range []string{"ftp://host/x.db", "", "file://otherhost/x.db", "file:x.db?mode=ro", "clickhouse://"} {
+		err := store.CheckURL(bad)
+		if !errors.Is(err, store.ErrBadURL) {
+			t.Errorf("CheckURL(%q) = %v, want ErrBadURL", bad, err)
+		}
+		if _, err := store.Open(t.Context(), bad, store.Options{}); !errors.Is(err, store.ErrBadURL) {
+			t.Errorf("Open(%q) = %v, want ErrBadURL", bad, err)
+		}
+	}
+	if err := store.CheckURL("ftp://h/x"); !errors.Is(err, store.ErrUnsupported) || strings.Count(err.Error(), "unsupported") > 1 {
+		t.Errorf("unknown scheme: %v", err)
+	}
+	for _, good := range []string{"x.db", "file:x.db", "clickhouse://ch:9000/logs?cluster=c"} {
+		if err := store.CheckURL(good); err != nil {
+			t.Errorf("CheckURL(%q) = %v", good, err)
+		}
+	}
+}

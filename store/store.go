@@ -52,4 +52,6 @@ var (
 	ErrBadRecord     = backend.ErrBadRecord
 	ErrBadDoc        = backend.ErrBadDoc
 	ErrClosed        = backend.ErrClosed
+	ErrCorrupt       = backend.ErrCorrupt
+	ErrDiskFull      = backend.ErrDiskFull
 )

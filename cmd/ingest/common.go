@@ -16,11 +16,43 @@ import (
 // errUsage marks a parse error already reported by the flag set.
 var errUsage = errors.New("usage")
 
-// newFlags returns a flag set that reports errors to e.Stderr.
+// newFlags returns a flag set that reports nothing itself: a parse error
+// goes through flagError.
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("ingest "+name, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
+	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// flagError reports an error of fs.Parse: -h prints the flags (exit 0),
+// anything else is one sentence (exit 2), per the contract.
+func flagError(e *env, fs *flag.FlagSet, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(e.Stderr, "usage: %s [flags]\n", fs.Name())
+		fs.SetOutput(e.Stderr)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	return fail(e.Stderr, exitUsage, "%s: %v; run '%s -h' for its flags.", strings.TrimPrefix(fs.Name(), "ingest "), err, fs.Name())
+}
+
+// storeExit is the exit code of a failure to open the store: a store URL
+// that cannot name one is bad usage (2), anything else a failure (1).
+func storeExit(err error) int {
+	if errors.Is(err, store.ErrBadURL) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+// storeFailure reports a failure to open or check the store in one
+// sentence: a damaged store says how to recover (its message does), a bad
+// URL or an unreachable store asks to check --store.
+func storeFailure(e *env, err error) int {
+	if errors.Is(err, store.ErrCorrupt) {
+		return fail(e.Stderr, exitFail, "%v.", err)
+	}
+	return fail(e.Stderr, storeExit(err), "%v; check --store.", err)
 }
 
 // decoder builds the decoder from the patterns file (flag, else

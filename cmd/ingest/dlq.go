@@ -40,7 +40,7 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.all, "all", false, "replay or drop every dead-letter batch")
 	ids, err := parseInterspersed(fs, args[1:])
 	if err != nil {
-		return exitUsage
+		return flagError(e, fs, err)
 	}
 	if f.store == "" {
 		f.store = store.DefaultURL(e.Getenv)

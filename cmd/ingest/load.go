@@ -30,7 +30,7 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.service, "service", "", "service of plain-text and JSON-lines records that name none (default: the file's base name without extensions)")
 	fs.BoolVar(&f.quiet, "q", false, "print nothing but errors")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return flagError(e, fs, err)
 	}
 	if fs.NArg() == 0 {
 		return fail(e.Stderr, exitUsage, "give at least one FILE to load (\"-\" reads standard input).")
@@ -50,13 +50,16 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	if f.store == "" {
 		f.store = store.DefaultURL(e.Getenv)
 	}
+	if err := store.CheckURL(f.store); err != nil {
+		return storeFailure(e, err)
+	}
 	// A run that fails without loading anything leaves no new store behind.
 	created := newStoreFile(f.store)
 	log := logger(e, true)
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
 		removeNewStore(e, created)
-		return fail(e.Stderr, exitFail, "%v; check --store.", err)
+		return storeFailure(e, err)
 	}
 	opt := ingest.LoadOptions{Service: strings.TrimSpace(f.service)}
 	code, accepted := loadAll(ctx, e, ingest.NewLoader(dec, st, log), fs.Args(), opt, f.quiet)

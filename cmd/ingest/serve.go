@@ -41,7 +41,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.patterns, "patterns", "", "JSON file of extra text patterns (default $FAULTLINE_PATTERNS)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return flagError(e, fs, err)
 	}
 	if fs.NArg() > 0 {
 		return fail(e.Stderr, exitUsage, "serve takes no arguments, got %q.", truncate(fs.Arg(0), 40))
@@ -50,32 +50,61 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e.Stderr, exitUsage, "--retention %q is not a duration; write it like 7d or 36h.", truncate(f.retention, 40))
 	}
+	for _, a := range []struct{ flag, addr string }{{"--listen", f.listen}, {"--otlp-listen", f.otlpListen}} {
+		if err := checkAddr(a.addr); err != nil {
+			return fail(e.Stderr, exitUsage, "%s %q is not a listen address: %v; write it like :3100 or 127.0.0.1:3100.", a.flag, truncate(a.addr, 60), err)
+		}
+	}
+	if f.store == "" {
+		f.store = store.DefaultURL(e.Getenv)
+	}
+	if err := store.CheckURL(f.store); err != nil {
+		return storeFailure(e, err)
+	}
 	dec, err := decoder(e, f.patterns)
 	if err != nil {
 		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}
 	log := logger(e, false)
+	lns, err := bind(f, log) // before the store: a busy port creates nothing
+	if err != nil {
+		return fail(e.Stderr, exitFail, "%v; choose another address.", err)
+	}
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
-		return fail(e.Stderr, exitFail, "%v; check --store.", err)
+		closeAll(lns)
+		return storeFailure(e, err)
 	}
-	code := serve(ctx, e, f, dec, st, retention, log)
+	code := serve(ctx, e, f, lns, dec, st, retention, log)
 	if err := st.Close(); err != nil && code == exitOK {
 		return fail(e.Stderr, exitFail, "cannot close the store: %v.", err)
 	}
 	return code
 }
 
-func serve(ctx context.Context, e *env, f serveFlags, dec *ingest.Decoder, st store.Store, retention time.Duration, log *slog.Logger) int {
+// checkAddr refuses a listen address that cannot be bound as written (no
+// port, a port out of range); empty turns the endpoint off.
+func checkAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("it needs a port")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("port %q is not a port number from 0 to 65535", truncate(port, 20))
+	}
+	return nil
+}
+
+func serve(ctx context.Context, e *env, f serveFlags, lns listeners, dec *ingest.Decoder, st store.Store, retention time.Duration, log *slog.Logger) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tp := sdktrace.NewTracerProvider() // spans are made; add an exporter to ship them
 	defer tp.Shutdown(context.Background())
 	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st)}, sinkOf(st), log)
-	servers, err := listen(f, srv, log)
-	if err != nil {
-		return fail(e.Stderr, exitFail, "%v; choose another address.", err)
-	}
+	servers := lns.servers(srv, log)
 	if retention > 0 {
 		go retain(ctx, st, retention, log)
 	}
@@ -108,30 +137,56 @@ func (b boundServer) serve() error {
 	return nil
 }
 
-func listen(f serveFlags, srv *ingest.Server, log *slog.Logger) ([]boundServer, error) {
-	var out []boundServer
+// listeners are the bound --listen and --otlp-listen sockets (nil when
+// an address is empty).
+type listeners struct{ main, otlp net.Listener }
+
+// bind listens on both addresses, or on none.
+func bind(f serveFlags, log *slog.Logger) (listeners, error) {
+	var lns listeners
 	for _, a := range []struct {
 		addr string
-		h    http.Handler
-	}{{f.listen, srv.Handler()}, {f.otlpListen, srv.OTLPHandler()}} {
+		ln   *net.Listener
+	}{{f.listen, &lns.main}, {f.otlpListen, &lns.otlp}} {
 		if a.addr == "" {
 			continue
 		}
 		ln, err := net.Listen("tcp", a.addr)
 		if err != nil {
-			for _, b := range out {
-				b.ln.Close()
-			}
-			return nil, fmt.Errorf("cannot listen on %q: %w", a.addr, err)
+			closeAll(lns)
+			return listeners{}, fmt.Errorf("cannot listen on %q: %w", a.addr, err)
 		}
-		log.Info("listening", "addr", ln.Addr().String())
-		out = append(out, boundServer{ln: ln, srv: &http.Server{
+		*a.ln = ln
+	}
+	return lns, nil
+}
+
+func closeAll(lns listeners) {
+	for _, ln := range []net.Listener{lns.main, lns.otlp} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
+// servers puts srv's handlers on the bound sockets.
+func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer {
+	var out []boundServer
+	for _, a := range []struct {
+		ln net.Listener
+		h  http.Handler
+	}{{lns.main, srv.Handler()}, {lns.otlp, srv.OTLPHandler()}} {
+		if a.ln == nil {
+			continue
+		}
+		log.Info("listening", "addr", a.ln.Addr().String())
+		out = append(out, boundServer{ln: a.ln, srv: &http.Server{
 			Handler: a.h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute,
 			WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}})
 	}
-	return out, nil
+	return out
 }
 
 // shutdown stops accepting and waits up to drain for in-flight requests,
@@ -146,12 +201,18 @@ func shutdown(servers []boundServer, drain time.Duration, log *slog.Logger) {
 	}
 }
 
-// healthOf checks the store answers a read.
+// healthOf checks that the last write did not fail for a lasting reason
+// (a damaged file, a full disk) and that the store answers a read.
 func healthOf(st store.Store) func(context.Context) error {
 	return func(ctx context.Context) error {
+		if wh, ok := st.(writeHealther); ok {
+			if err := failureOf(wh.WriteHealth()); err != nil {
+				return err
+			}
+		}
 		for _, err := range st.TraceRecords(ctx, schema.TraceID("00000000000000000000000000000001"), 1) {
 			if err != nil && !errors.Is(err, schema.ErrNotFound) {
-				return err
+				return failureOf(err)
 			}
 		}
 		return nil

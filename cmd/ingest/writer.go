@@ -19,8 +19,34 @@ func sinkOf(st store.Store) ingest.Sink {
 	if ch, ok := st.(*clickhouse.Store); ok {
 		return clickhouseSink{ch}
 	}
-	return st
+	return storeSink{st}
 }
+
+// storeSink gives ingest the embedded store's lasting failures as ingest's
+// sentinels: a damaged file is ingest.ErrStoreBroken (500), a full disk
+// ingest.ErrStoreNoSpace (503 with Retry-After).
+type storeSink struct{ st store.Store }
+
+func (s storeSink) WriteBatch(ctx context.Context, recs []schema.Record) error {
+	return failureOf(s.st.WriteBatch(ctx, recs))
+}
+
+// failureOf wraps a store's lasting failures in ingest's sentinels.
+func failureOf(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrCorrupt):
+		return fmt.Errorf("%w: %w", ingest.ErrStoreBroken, err)
+	case errors.Is(err, store.ErrDiskFull):
+		return fmt.Errorf("%w: %w", ingest.ErrStoreNoSpace, err)
+	}
+	return err
+}
+
+// writeHealther is a store that remembers its last write's lasting
+// failure (sqlite.DB.WriteHealth).
+type writeHealther interface{ WriteHealth() error }
 
 // clickhouseSink adapts the ClickHouse store to ingest.
 type clickhouseSink struct{ ch *clickhouse.Store }
@@ -42,7 +68,7 @@ func overloadOf(err error) error {
 	case errors.Is(err, clickhouse.ErrUnavailable):
 		return fmt.Errorf("%w: %w", ingest.ErrStoreUnavailable, err)
 	}
-	return err
+	return failureOf(err)
 }
 
 // IngestWriterStatus reads the writer's status (on every scrape and probe).

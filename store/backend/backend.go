@@ -24,6 +24,13 @@ var (
 	ErrBadDoc = errors.New("bad document key")
 	// ErrClosed: the store was used after Close.
 	ErrClosed = errors.New("store is closed")
+	// ErrCorrupt: the store's data is damaged (or the file is not a store);
+	// retrying does not help. Recover from a backup, or move the file (and
+	// its -wal and -shm files) aside and ingest again.
+	ErrCorrupt = errors.New("the store is damaged")
+	// ErrDiskFull: the disk holding the store is full; writes fail until
+	// space is freed.
+	ErrDiskFull = errors.New("the disk holding the store is full")
 )
 
 // Stats describes a store for /healthz and the UI. Zero First and Last

@@ -36,18 +36,16 @@ const (
 	statusUnset = "Unset"
 )
 
-// The years a record's time may fall in: DateTime64(9) holds 1900-2262,
-// but the Collector's tables also keep the time as DateTime and partition
-// by Date, which hold 1970-2106.
-const minYear, maxYear = 1970, 2105
-
-// validate refuses records that ClickHouse cannot hold as they are.
+// validate refuses records that ClickHouse cannot hold as they are. The
+// times it holds are schema.TimeInRange (1970-2105): DateTime64(9) holds
+// 1900-2262, but the Collector's tables also keep the time as DateTime and
+// partition by Date, which hold 1970-2106; ingest rejects other times first.
 func validate(recs []schema.Record) error {
 	for i := range recs {
 		r := &recs[i]
-		if y := r.Time.UTC().Year(); y < minYear || y > maxYear {
-			return fmt.Errorf("%w: record %d has time %s, outside the years %d-%d", backend.ErrBadRecord, i,
-				r.Time.UTC().Format(time.RFC3339), minYear, maxYear)
+		if !schema.TimeInRange(r.Time) {
+			return fmt.Errorf("%w: record %d has time %s, outside the years 1970-2105", backend.ErrBadRecord, i,
+				r.Time.UTC().Format(time.RFC3339))
 		}
 		if r.Type != schema.TypeLog && r.Type != schema.TypeSpan {
 			return fmt.Errorf("%w: record %d has unknown type %d", backend.ErrBadRecord, i, r.Type)

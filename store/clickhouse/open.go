@@ -66,6 +66,13 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// CheckURL reports what is wrong with a ClickHouse store URL, without
+// connecting: the error Open would return for the URL itself.
+func CheckURL(rawURL string) error {
+	_, _, _, err := parseURL(rawURL)
+	return err
+}
+
 func open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	chOpts, db, up, err := parseURL(rawURL)
 	if err != nil {

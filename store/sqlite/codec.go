@@ -2,12 +2,12 @@ package sqlite
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/backend"
 )
 
 // The rec column holds a whole record, so that a read takes one column
@@ -30,7 +30,8 @@ import (
 // A string is a uvarint length and the bytes.
 const recV1 = 1
 
-var errCorrupt = errors.New("corrupt record encoding")
+// errCorrupt is a record whose encoding cannot be read: the file is damaged.
+var errCorrupt error = &storeError{class: backend.ErrCorrupt, msg: "a record cannot be read: the store file is damaged; " + recovery}
 
 // encodeRecord appends the encoding of r, whose time is ts, to b.
 func encodeRecord(b []byte, r *schema.Record, ts int64) []byte {

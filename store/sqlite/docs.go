@@ -18,7 +18,7 @@ const maxDocKey = 512
 // that key. Kind and id must be non-empty. doc is copied.
 func (db *DB) PutDoc(ctx context.Context, kind, id string, doc []byte) error {
 	if err := db.putDoc(ctx, kind, id, doc); err != nil {
-		return fmt.Errorf("cannot store %s document %q: %w", truncate(kind), truncate(id), err)
+		return fmt.Errorf("cannot store %s document %q: %w", truncate(kind), truncate(id), explain(err))
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (db *DB) putDoc(ctx context.Context, kind, id string, doc []byte) error {
 func (db *DB) GetDoc(ctx context.Context, kind, id string) ([]byte, error) {
 	doc, err := db.getDoc(ctx, kind, id)
 	if err != nil {
-		return nil, fmt.Errorf("cannot load %s document %q: %w", truncate(kind), truncate(id), err)
+		return nil, fmt.Errorf("cannot load %s document %q: %w", truncate(kind), truncate(id), explain(err))
 	}
 	return doc, nil
 }

@@ -14,11 +14,21 @@ import (
 // file is truncated back to 64 MiB after a checkpoint. Memory-mapped I/O
 // stays off: a 1M-record window scan took the same CPU with a 256 MiB map
 // and peaked at 347 MB of RSS instead of 90 MB.
-func dsn(path string, o Options, read bool) string {
+//
+// A read-only store (Options.ReadOnly) is opened mode=ro, so that a file
+// without write permission opens; access names how (see openReadPool).
+func dsn(path string, o Options, read bool, access readAccess) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", defaultCacheKiB))
 	q.Add("_pragma", "temp_store(MEMORY)")
+	switch access {
+	case accessRO:
+		q.Set("mode", "ro")
+	case accessImmutable:
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
+	}
 	if read {
 		q.Add("_pragma", "query_only(1)")
 	} else {
@@ -30,6 +40,15 @@ func dsn(path string, o Options, read bool) string {
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
 	return u.String()
 }
+
+// readAccess is how a read pool opens the file.
+type readAccess int
+
+const (
+	accessShared    readAccess = iota // read-write file, readers beside a writer
+	accessRO                          // mode=ro: the file may lack write permission
+	accessImmutable                   // mode=ro&immutable=1: nothing can change the file (read-only directory)
+)
 
 func synchronous(d Durability) string {
 	if d == DurabilityProcess {

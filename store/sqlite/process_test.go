@@ -30,6 +30,9 @@ const (
 var procTrace = schema.TraceID("0af7651916cd43dd8448eb211c80319c")
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(envReaderPath); path != "" {
+		os.Exit(runReader(path))
+	}
 	if path := os.Getenv(envWriterPath); path != "" {
 		n, _ := strconv.Atoi(os.Getenv(envWriterBatches))
 		if err := runWriter(path, n); err != nil {

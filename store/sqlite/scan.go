@@ -49,7 +49,7 @@ func (db *DB) query(ctx context.Context, what string, attrs []string, sqlText st
 			}
 		}()
 		if err := consume(ch, keep, yield); err != nil {
-			yield(schema.Record{}, fmt.Errorf("%s: %w", what, err))
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
 		}
 	}
 }

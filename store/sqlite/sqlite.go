@@ -36,6 +36,21 @@
 //
 // PRAGMA user_version holds the schema version; Open applies the missing
 // migrations in order, each in its own transaction (see migrate.go).
+//
+// # Damage and errors
+//
+// A read-write Open runs SQLite's quick_check for at most integrityBudget
+// and refuses a damaged file with backend.ErrCorrupt; damage found later by
+// a read or write is ErrCorrupt too, and a full disk backend.ErrDiskFull.
+// Errors leave the package as sentences without SQLite's result codes
+// (errors.go), saying what to do. WriteHealth remembers the last write's
+// lasting failure, for /healthz.
+//
+// # Read-only files
+//
+// A read-only Open uses mode=ro, so a file without write permission opens.
+// In a directory it cannot write, where SQLite cannot create the WAL index
+// (-shm) file, the file is read as immutable: nothing can change it there.
 package sqlite
 
 import (
@@ -126,6 +141,9 @@ type DB struct {
 	w      *sql.DB // write pool of one connection; nil when read-only
 	group  *groupWriter
 	closed atomic.Bool
+	// writeErr is the last write's failure when it is of a class retrying
+	// does not cure (damaged file, full disk); nil after a write succeeds.
+	writeErr atomic.Pointer[error]
 }
 
 // Open opens (read-write: creating when missing) the store file at path
@@ -157,21 +175,6 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// sqliteNotADB is SQLite's result code for a file that is not a database.
-const sqliteNotADB = 26
-
-// sqliteBusy is SQLite's result code for a lock another connection holds.
-const sqliteBusy = 5
-
-// explain turns SQLite's wording into the user's.
-func explain(err error) error {
-	var se *msqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqliteNotADB {
-		return fmt.Errorf("it is not a faultline store (%w)", err)
-	}
-	return err
-}
-
 // checkFile refuses a directory, and a missing file when read-only.
 func checkFile(path string, readOnly bool) error {
 	fi, err := os.Stat(path)
@@ -193,7 +196,7 @@ func checkFile(path string, readOnly bool) error {
 
 func (db *DB) openPools(ctx context.Context) error {
 	if !db.opts.ReadOnly {
-		w, err := sql.Open("sqlite", dsn(db.path, db.opts, false))
+		w, err := sql.Open("sqlite", dsn(db.path, db.opts, false, accessShared))
 		if err != nil {
 			return err
 		}
@@ -203,19 +206,66 @@ func (db *DB) openPools(ctx context.Context) error {
 		if err := migrate(ctx, w, db.log); err != nil {
 			return err
 		}
+		if err := quickCheck(ctx, w, db.log); err != nil {
+			return err
+		}
 		db.group = newGroupWriter(w)
 	}
-	r, err := sql.Open("sqlite", dsn(db.path, db.opts, true))
-	if err != nil {
+	if !db.opts.ReadOnly {
+		r, err := db.openReadPool(accessShared)
+		db.r = r
 		return err
+	}
+	r, err := db.openReadPool(accessRO)
+	if err == nil {
+		err = checkVersion(ctx, r)
+	}
+	if err != nil && cannotShare(err) && !dirWritable(filepath.Dir(db.path)) {
+		// WAL mode needs the -shm file beside the database, which a
+		// read-only directory cannot take: no writer can change the file
+		// there either, so it is read as immutable (without locks).
+		db.log.Debug("store directory is read-only; reading the file as immutable", "path", db.path)
+		if r != nil {
+			r.Close()
+		}
+		if r, err = db.openReadPool(accessImmutable); err == nil {
+			err = checkVersion(ctx, r)
+		}
+	}
+	db.r = r
+	return err
+}
+
+func (db *DB) openReadPool(access readAccess) (*sql.DB, error) {
+	r, err := sql.Open("sqlite", dsn(db.path, db.opts, true, access))
+	if err != nil {
+		return nil, err
 	}
 	r.SetMaxOpenConns(db.opts.Readers)
 	r.SetMaxIdleConns(min(idleReaders, db.opts.Readers))
-	db.r = r
-	if db.opts.ReadOnly {
-		return checkVersion(ctx, r)
+	return r, nil
+}
+
+// cannotShare reports an open that failed for want of write access to the
+// file's directory (SQLITE_CANTOPEN, SQLITE_READONLY).
+func cannotShare(err error) bool {
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		return false
 	}
-	return nil
+	c := se.Code() & 0xff
+	return c == sqliteCantOpen || c == sqliteReadOnly
+}
+
+// dirWritable reports whether this process may create files in dir.
+func dirWritable(dir string) bool {
+	f, err := os.CreateTemp(dir, ".faultline-probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
 }
 
 // Close releases the store. Writes that returned nil are durable. Close
@@ -247,6 +297,56 @@ func (db *DB) closePools() error {
 		errs = append(errs, db.w.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// integrityBudget bounds the integrity check of Open: a larger file is
+// checked as far as this allows (the damage it misses is found, and
+// reported as backend.ErrCorrupt, when a read or write reaches it).
+const integrityBudget = 2 * time.Second
+
+// quickCheck runs SQLite's quick_check (page structure, no index
+// cross-checks) on the file, for at most integrityBudget; a damaged file
+// is backend.ErrCorrupt.
+func quickCheck(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+	cctx, cancel := context.WithTimeout(ctx, integrityBudget)
+	defer cancel()
+	start := time.Now()
+	var res string
+	err := w.QueryRowContext(cctx, "PRAGMA quick_check(1)").Scan(&res)
+	switch {
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		log.Warn("store integrity check not finished in time; skipped", "budget", integrityBudget)
+		return nil
+	case err != nil:
+		return err
+	case res != "ok":
+		log.Debug("store integrity check failed", "problem", res)
+		return &storeError{class: backend.ErrCorrupt, msg: "the store file is damaged (SQLite's integrity check failed); " + recovery}
+	}
+	log.Debug("store integrity checked", "took", time.Since(start))
+	return nil
+}
+
+// noteWrite keeps err when its class makes later writes fail too (see
+// WriteHealth) and forgets it after a write that succeeded.
+func (db *DB) noteWrite(err error) {
+	switch {
+	case err == nil:
+		db.writeErr.Store(nil)
+	case errors.Is(err, backend.ErrCorrupt), errors.Is(err, backend.ErrDiskFull):
+		db.writeErr.Store(&err)
+	}
+}
+
+// WriteHealth is the last write's failure when it is of a class that
+// retrying does not cure by itself: wrapping backend.ErrCorrupt (the file
+// is damaged) or backend.ErrDiskFull (the disk is full); nil when the last
+// write succeeded or failed otherwise, and before any write. For /healthz.
+func (db *DB) WriteHealth() error {
+	if p := db.writeErr.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Path is the absolute path of the database file.

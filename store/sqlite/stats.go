@@ -17,7 +17,7 @@ import (
 func (db *DB) Bounds(ctx context.Context) (first, last time.Time, err error) {
 	first, last, err = db.bounds(ctx)
 	if err != nil {
-		return time.Time{}, time.Time{}, fmt.Errorf("cannot read the store's time range: %w", err)
+		return time.Time{}, time.Time{}, fmt.Errorf("cannot read the store's time range: %w", explain(err))
 	}
 	return first, last, nil
 }
@@ -56,7 +56,7 @@ func (db *DB) Stats(ctx context.Context) (backend.Stats, error) {
 		s.First, s.Last, err = db.bounds(ctx)
 	}
 	if err != nil {
-		return s, fmt.Errorf("cannot read store statistics: %w", err)
+		return s, fmt.Errorf("cannot read store statistics: %w", explain(err))
 	}
 	s.Bytes = fileSize(db.path) + fileSize(db.path+"-wal")
 	return s, nil

@@ -26,7 +26,9 @@ func (db *DB) WriteBatch(ctx context.Context, recs []schema.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := db.writeBatch(ctx, recs); err != nil {
+	err := explain(db.writeBatch(ctx, recs))
+	db.noteWrite(err)
+	if err != nil {
 		return fmt.Errorf("cannot write a batch of %d records: %w", len(recs), err)
 	}
 	return nil
@@ -109,7 +111,7 @@ func ignoreDone(err error) error {
 func (db *DB) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {
 	n, err := db.deleteBefore(ctx, t)
 	if err != nil {
-		return n, fmt.Errorf("cannot delete records before %s: %w", t.Format(time.RFC3339), err)
+		return n, fmt.Errorf("cannot delete records before %s: %w", t.Format(time.RFC3339), explain(err))
 	}
 	db.log.Debug("retention", "before", t, "deleted", n)
 	return n, nil
