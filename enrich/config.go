@@ -55,6 +55,10 @@ type Config struct {
 	MaxBody         int64         // hook body limit (4 MiB)
 	RetryAfter      time.Duration // advised to notifiers when the queue is full (30s)
 
+	// NoJournal turns off keeping accepted alerts in the store until they
+	// are settled (for a read-only store): a crash then loses the queue.
+	NoJournal bool
+
 	// HTTPClient makes the Slack calls (default a plain client; the
 	// context bounds each call).
 	HTTPClient *http.Client

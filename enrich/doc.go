@@ -24,6 +24,17 @@
 // hammered. A message that cannot be delivered within the delivery budget
 // is kept as a dead-letter document and counted in the metrics.
 //
+// # Durability
+//
+// Before the hook answers 202 the group is written to a journal in the
+// store (journal.go); when the store cannot take it the answer is 503 and
+// the notifier retries. The journal entry leaves the index once the group
+// is settled: delivered, dropped as a resend, or dead-lettered. After a
+// crash Resume queues what is left again (the Slack state turns an alert
+// already posted into a dropped resend) or dead-letters what the queue
+// cannot take. Dead letters are listed by ListDeadLetters and sent again
+// by Resend (analyze dlq, the web's /deadletters page).
+//
 // # State
 //
 // Per alert group one small document remembers the Slack channel and ts of

@@ -13,9 +13,10 @@ import (
 // Hooks returns the handler of the alert webhooks, served at their full
 // paths: POST /hooks/alertmanager (webhook payload version 4) and
 // POST /hooks/grafana (unified alerting). It answers at once: 202 when the
-// group is queued (or is a resend of one queued), 400 for a body that is
+// group is kept in the store and queued (or is a resend of one queued), 400 for a body that is
 // not an alert, 401 without the configured bearer token, 413 over the size
-// limit, 503 with Retry-After when the queue is full or shutting down.
+// limit, 503 with Retry-After when the queue is full, the store cannot
+// keep the alert, or the service is shutting down.
 func (s *Service) Hooks() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /hooks/alertmanager", s.hook(ParseAlertmanager))
@@ -68,7 +69,14 @@ func (s *Service) hook(parse parseFunc) http.Handler {
 		}
 		queued, err := s.Enqueue(g)
 		if err != nil {
-			s.m.rejected.WithLabelValues(map[bool]string{true: "queue_full", false: "closed"}[errors.Is(err, ErrQueueFull)]).Inc()
+			reason := "closed"
+			switch {
+			case errors.Is(err, ErrQueueFull):
+				reason = "queue_full"
+			case errors.Is(err, ErrNotKept):
+				reason = "not_kept"
+			}
+			s.m.rejected.WithLabelValues(reason).Inc()
 			s.log.Warn("alert refused; the notifier will retry", "group", g.ID, "error", err)
 			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.cfg.RetryAfter.Seconds()))))
 			hookReply(w, http.StatusServiceUnavailable, "error", err.Error())

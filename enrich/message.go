@@ -248,14 +248,23 @@ func (b *builder) links() {
 	}
 	if b.g.RunbookURL != "" {
 		if u := safeURL(b.g.RunbookURL); u != "" {
-			parts = append(parts, ":book: "+link(b.g.RunbookURL, "the alert's runbook"))
+			parts = append(parts, ":link: link from the alert: "+link(b.g.RunbookURL, hostOf(b.g.RunbookURL)))
 		} else {
-			parts = append(parts, ":book: the alert's runbook: "+code(b.g.RunbookURL, 200))
+			parts = append(parts, ":link: link from the alert: "+code(b.g.RunbookURL, 200))
 		}
 	}
 	if len(parts) > 0 {
 		b.section(strings.Join(parts, "   "))
 	}
+}
+
+// hostOf is the host of an alert's link, so the message says where it
+// leads rather than calling it a runbook.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "link"
 }
 
 func (b *builder) incidentURL() string {

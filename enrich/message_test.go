@@ -106,7 +106,7 @@ func TestMessageContent(t *testing.T) {
 		`<https://faultline.example.com/trace/4bf92f3577b34da6a3ce929d0e0e4736|`,
 		`<https://faultline.example.com/trace/00f067aa0ba902b7a3ce929d0e0e4736|`,
 		`<https://faultline.example.com/incident?from=2026-11-30T09%3A49%3A30Z&amp;to=2026-11-30T10%3A20%3A00Z&amp;service=checkout|`,
-		`<https://wiki.example.com/runbooks/checkout-high-error-rate|the alert's runbook>`,
+		`:link: link from the alert: <https://wiki.example.com/runbooks/checkout-high-error-rate|wiki.example.com>`,
 		`&lt;pg_stat_activity&gt;`,
 		`*3. checkout*`,
 	} {

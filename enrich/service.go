@@ -54,6 +54,9 @@ type Service struct {
 	shards []chan *job
 	dlMu   sync.Mutex // serialises the dead-letter index
 
+	jMu     sync.Mutex // serialises the accepted-alert journal
+	journal []string   // its index: keys of accepted, unsettled alerts
+
 	mu      sync.Mutex
 	pending map[string]bool // dedupe keys queued or in progress
 	closed  bool
@@ -96,6 +99,9 @@ func New(cfg Config, an Analyzer, docs DocStore, reg prometheus.Registerer, log 
 		}
 	})
 	s.post = s.transport()
+	if err := s.loadJournal(context.Background()); err != nil {
+		return nil, err
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	per := max(cfg.QueueSize/cfg.Workers, 1)
 	for range cfg.Workers {
@@ -118,9 +124,11 @@ func (s *Service) transport() PostFunc {
 	}
 }
 
-// Enqueue queues g for delivery. It reports false (and no error) when the
-// same group with the same status and alerts is already queued: a resend.
-// A full shard is ErrQueueFull; after Close, ErrClosed.
+// Enqueue queues g for delivery, after keeping it in the store's journal
+// (so that a crash does not lose it; see Resume). It reports false (and no
+// error) when the same group with the same status and alerts is already
+// queued: a resend. A full shard is ErrQueueFull; a store that cannot keep
+// it, ErrNotKept; after Close, ErrClosed.
 func (s *Service) Enqueue(g *Group) (bool, error) {
 	key := g.ID + "/" + string(g.Status) + "/" + g.Hash
 	s.mu.Lock()
@@ -132,15 +140,20 @@ func (s *Service) Enqueue(g *Group) (bool, error) {
 		s.m.duplicates.Inc()
 		return false, nil
 	}
-	select {
-	case s.shards[shardOf(g.ID, len(s.shards))] <- &job{g: g, key: key}:
-		s.pending[key] = true
-		s.m.queued.Inc()
-		s.m.received.WithLabelValues(string(g.Source), string(g.Status)).Inc()
-		return true, nil
-	default:
+	ch := s.shards[shardOf(g.ID, len(s.shards))]
+	if len(ch) == cap(ch) {
 		return false, ErrQueueFull
 	}
+	if err := s.journalAdd(key, g); err != nil {
+		s.log.Warn("alert not kept in the store; refused", "group", g.ID, "error", err)
+		return false, ErrNotKept
+	}
+	// Only senders hold s.mu and the shard had room: this cannot block.
+	ch <- &job{g: g, key: key}
+	s.pending[key] = true
+	s.m.queued.Inc()
+	s.m.received.WithLabelValues(string(g.Source), string(g.Status)).Inc()
+	return true, nil
 }
 
 // shardOf keeps every group on one shard, so its updates stay in order.
@@ -186,6 +199,7 @@ func (s *Service) work(ch chan *job) {
 		} else {
 			s.process(s.ctx, j.g)
 		}
+		s.journalDone(j.key)
 		s.mu.Lock()
 		delete(s.pending, j.key)
 		s.mu.Unlock()
@@ -235,7 +249,8 @@ func (s *Service) process(ctx context.Context, g *Group) {
 }
 
 // linkAlertRunbook links the alert's own runbook_url from the saved
-// runbooks of the candidates shown, so the runbook pages carry it too.
+// runbooks of the candidates shown, so the runbook pages carry it too
+// (marked there as a link from the alert, not one of ours).
 // Failures only cost that link and are logged.
 func (s *Service) linkAlertRunbook(ctx context.Context, g *Group, rep *rootcause.Report) {
 	if s.docs == nil || rep == nil || g.RunbookURL == "" {
@@ -246,8 +261,11 @@ func (s *Service) linkAlertRunbook(ctx context.Context, g *Group, rep *rootcause
 			continue
 		}
 		rb, err := runbookgen.Load(ctx, s.docs, c.Runbook.ID)
-		if err == nil && rb.AlertRunbookURL == "" {
-			if err = rb.LinkAlertRunbook(g.RunbookURL); err == nil {
+		if err == nil {
+			// The latest alert's link replaces an older one, so a bad link
+			// does not stay for good once a real alert names another.
+			prev := rb.AlertRunbookURL
+			if err = rb.LinkAlertRunbook(g.RunbookURL); err == nil && rb.AlertRunbookURL != prev {
 				err = runbookgen.Save(ctx, s.docs, rb)
 			}
 		}

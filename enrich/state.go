@@ -34,7 +34,7 @@ type groupState struct {
 type DeadLetter struct {
 	ID       string    `json:"id"`
 	At       time.Time `json:"at"`
-	Reason   string    `json:"reason"` // slack, shutdown
+	Reason   string    `json:"reason"` // slack, shutdown, restart
 	Error    string    `json:"error"`
 	Attempts int       `json:"attempts"`
 	Group    *Group    `json:"group"`
@@ -110,7 +110,7 @@ func (s *Service) putDeadLetter(dl DeadLetter) error {
 	}
 	s.dlMu.Lock()
 	defer s.dlMu.Unlock()
-	ids, err := s.deadLetterIDs(ctx)
+	ids, err := deadLetterIDs(ctx, s.docs)
 	if err != nil {
 		return fmt.Errorf("dead letter kept but not listed: %w", err)
 	}
@@ -122,8 +122,8 @@ func (s *Service) putDeadLetter(dl DeadLetter) error {
 	return s.docs.PutDoc(ctx, deadLetterKind, deadLetterIdx, idx)
 }
 
-func (s *Service) deadLetterIDs(ctx context.Context) ([]string, error) {
-	doc, err := s.docs.GetDoc(ctx, deadLetterKind, deadLetterIdx)
+func deadLetterIDs(ctx context.Context, docs DocStore) ([]string, error) {
+	doc, err := docs.GetDoc(ctx, deadLetterKind, deadLetterIdx)
 	if errors.Is(err, schema.ErrNotFound) {
 		return nil, nil
 	}
@@ -143,14 +143,20 @@ func (s *Service) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
 		return nil, nil
 	}
 	s.dlMu.Lock()
-	ids, err := s.deadLetterIDs(ctx)
-	s.dlMu.Unlock()
+	defer s.dlMu.Unlock()
+	return ListDeadLetters(ctx, s.docs)
+}
+
+// ListDeadLetters lists the dead letters kept in docs, newest first (at
+// most 500). It needs no Slack configuration (analyze dlq list).
+func ListDeadLetters(ctx context.Context, docs DocStore) ([]DeadLetter, error) {
+	ids, err := deadLetterIDs(ctx, docs)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list dead letters: %w", err)
 	}
 	out := make([]DeadLetter, 0, len(ids))
 	for i := len(ids) - 1; i >= 0; i-- {
-		doc, err := s.docs.GetDoc(ctx, deadLetterKind, ids[i])
+		doc, err := docs.GetDoc(ctx, deadLetterKind, ids[i])
 		if err != nil {
 			continue
 		}

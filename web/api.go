@@ -2,9 +2,9 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
@@ -67,25 +67,15 @@ func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInp
 	return rep, in, nil
 }
 
-// analyse runs the backend's analysis of q once for every request that
-// asks for it meanwhile: during an outage several people open the same
-// incident at once, on a machine already busy, and each would otherwise
-// start an analysis of its own. The shared analysis is detached from the
-// request that started it, which the others may outlive, and has the
-// same time limit; a request stops waiting at its own deadline. The
-// result is cached (see reportCache). A panic in the backend becomes an
-// error: it happens on a goroutine no middleware recovers.
+// analyse runs the backend's analysis of q through the pool: one
+// analysis for every request that asks for the same q meanwhile (during an
+// outage several people open the same incident at once, on a machine
+// already busy), a bounded number of analyses at once, and a 503 past the
+// queue. The analysis has the request timeout of its own and ends when
+// the last request waiting for it leaves. The result is cached (see
+// reportCache).
 func (s *server) analyse(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
-	key := fmt.Sprintf("%d %d %d %q", q.From.UnixNano(), q.To.UnixNano(), q.Top, q.Service)
-	ch := s.analyses.DoChan(key, func() (v any, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				s.log.Error("panic analysing incident", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				v, err = nil, errPanic
-			}
-		}()
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
-		defer cancel()
+	rep, err := s.pool.do(ctx, q, s.cfg.RequestTimeout, func(actx context.Context) (*rootcause.Report, error) {
 		rep, err := s.backend.Incident(actx, q)
 		if err != nil {
 			return nil, err
@@ -99,15 +89,11 @@ func (s *server) analyse(ctx context.Context, q IncidentQuery) (*rootcause.Repor
 		s.reports.put(q, rep)
 		return rep, nil
 	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.(*rootcause.Report), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if errors.Is(err, errPanic) {
+		s.log.Error("panic analysing incident", "panic", err.Error())
+		return nil, errPanic
 	}
+	return rep, err
 }
 
 // trace parses the id and asks the backend.

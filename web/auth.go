@@ -1,26 +1,19 @@
 package web
 
 import (
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
 
 // sessionCookie is the cookie the login form sets.
 const sessionCookie = "faultline_session"
-
-// sessionValue is the cookie value that proves a login: a hash of the
-// configured credentials, so changing them signs everyone out.
-func (s *server) sessionValue() string {
-	h := sha256.New()
-	h.Write([]byte("faultline-session\x00" + s.cfg.AuthToken + "\x00" + s.cfg.BasicUser + "\x00" + s.cfg.BasicPassword))
-	return hex.EncodeToString(h.Sum(nil))
-}
 
 // authorized reports whether the request carries valid credentials: the
 // bearer token, basic auth, or the session cookie.
@@ -38,8 +31,10 @@ func (s *server) authorized(r *http.Request) bool {
 			return true
 		}
 	}
-	if ck, err := r.Cookie(sessionCookie); err == nil && equal(ck.Value, s.sessionValue()) {
-		return true
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		if _, ok := s.sessions.get(ck.Value); ok {
+			return true
+		}
 	}
 	return false
 }
@@ -52,6 +47,15 @@ func (s *server) requireAuth(c *gin.Context) {
 	if s.authorized(c.Request) {
 		c.Next()
 		return
+	}
+	if c.GetHeader("Authorization") != "" {
+		// A wrong bearer token or password is a failed sign-in too.
+		client := clientAddr(c.Request)
+		if ok, wait := s.logins.allow(client); !ok {
+			s.tooManyLogins(c, wait)
+			return
+		}
+		s.logins.failed(client)
 	}
 	if s.cfg.BasicUser != "" {
 		c.Header("WWW-Authenticate", `Basic realm="faultline", charset="UTF-8"`)
@@ -83,22 +87,32 @@ func (s *server) loginSubmit(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
+	client := clientAddr(c.Request)
+	if ok, wait := s.logins.allow(client); !ok {
+		s.log.Warn("sign-in refused: too many failures", "remote", client)
+		s.tooManyLogins(c, wait)
+		return
+	}
 	tokOK := s.cfg.AuthToken != "" && equal(c.PostForm("token"), s.cfg.AuthToken)
 	basicOK := s.cfg.BasicUser != "" && equal(c.PostForm("user"), s.cfg.BasicUser) && equal(c.PostForm("password"), s.cfg.BasicPassword)
 	if !tokOK && !basicOK {
-		s.log.Info("failed sign-in", "remote", c.ClientIP())
+		s.logins.failed(client)
+		s.log.Info("failed sign-in", "remote", client)
 		s.renderLogin(c, http.StatusUnauthorized, next, "Those credentials are not valid.")
 		return
 	}
 	http.SetCookie(c.Writer, &http.Cookie{
-		Name: sessionCookie, Value: s.sessionValue(), Path: "/", MaxAge: 12 * 3600,
+		Name: sessionCookie, Value: s.sessions.create(), Path: "/", MaxAge: int(sessionTTL.Seconds()),
 		HttpOnly: true, Secure: s.cfg.secureCookies(), SameSite: http.SameSiteLaxMode,
 	})
 	c.Redirect(http.StatusSeeOther, next)
 }
 
-// logout clears the session cookie.
+// logout ends the session (the old cookie stops working) and clears the cookie.
 func (s *server) logout(c *gin.Context) {
+	if ck, err := c.Request.Cookie(sessionCookie); err == nil {
+		s.sessions.revoke(ck.Value)
+	}
 	http.SetCookie(c.Writer, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	c.Redirect(http.StatusSeeOther, "/login")
 }
@@ -113,4 +127,15 @@ func safeNext(next string) string {
 		return "/incident"
 	}
 	return next
+}
+
+// tooManyLogins answers 429 with Retry-After.
+func (s *server) tooManyLogins(c *gin.Context, wait time.Duration) {
+	c.Header("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	he := httpError{http.StatusTooManyRequests, "too many failed sign-ins; wait a minute and try again"}
+	if isAPI(c) || c.Request.URL.Path != "/login" {
+		c.AbortWithStatusJSON(he.status, gin.H{"error": he.message})
+		return
+	}
+	s.renderLogin(c, he.status, safeNext(c.PostForm("next")), "Too many failed sign-ins; wait a minute and try again.")
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -84,5 +85,106 @@ func TestLoginRejectsBadTokenAndOpenRedirect(t *testing.T) {
 		if loc := rec.Header().Get("Location"); loc != "/incident" {
 			t.Errorf("next=%q redirected to %q, want /incident", next, loc)
 		}
+	}
+}
+
+func postForm(h http.Handler, path string, form url.Values, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestLogoutRevokesTheSession: the cookie is a random session id, not a
+// hash of the credentials, and after /logout the old cookie no longer works.
+func TestLogoutRevokesTheSession(t *testing.T) {
+	h := newTestHandler(t, Config{AuthToken: "tok-123"}, newFixtureBackend())
+	login := func() *http.Cookie {
+		rec := postForm(h, "/login", url.Values{"token": {"tok-123"}})
+		cs := rec.Result().Cookies()
+		if rec.Code != http.StatusSeeOther || len(cs) != 1 {
+			t.Fatalf("login: %d %v", rec.Code, cs)
+		}
+		return cs[0]
+	}
+	a, b := login(), login()
+	if a.Value == b.Value {
+		t.Errorf("two sign-ins got the same cookie %q: it is derived from the token, not random", a.Value)
+	}
+	apiWith := func(c *http.Cookie) int {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/incident", nil)
+		req.AddCookie(c)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if code := apiWith(a); code != http.StatusOK {
+		t.Fatalf("fresh session: %d", code)
+	}
+	if rec := postForm(h, "/logout", nil, a); rec.Code != http.StatusSeeOther {
+		t.Fatalf("logout: %d", rec.Code)
+	}
+	if code := apiWith(a); code != http.StatusUnauthorized {
+		t.Errorf("the cookie still works after /logout: %d, want 401", code)
+	}
+	if code := apiWith(b); code != http.StatusOK {
+		t.Errorf("another session was signed out too: %d", code)
+	}
+	forged := &http.Cookie{Name: sessionCookie, Value: strings.Repeat("ab", 32)}
+	if code := apiWith(forged); code != http.StatusUnauthorized {
+		t.Errorf("a made-up session id: %d, want 401", code)
+	}
+}
+
+// TestFailedLoginsAreRateLimited: wrong tokens from one address soon get
+// 429 with Retry-After (even the right token is then refused until the wait
+// is over), other addresses are not locked out by one, and a flood from many
+// addresses hits the global limit.
+func TestFailedLoginsAreRateLimited(t *testing.T) {
+	h := newTestHandler(t, Config{AuthToken: "tok-123"}, newFixtureBackend())
+	try := func(addr, tok string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = addr + ":4242"
+		req.Header.Set("X-Forwarded-For", "10.9.9.9") // not trusted
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	limited := 0
+	for i := range 200 {
+		rec := try("192.0.2.77", "guess-"+strconv.Itoa(i))
+		if rec.Code == http.StatusTooManyRequests {
+			limited++
+			if rec.Header().Get("Retry-After") == "" {
+				t.Fatalf("429 without Retry-After")
+			}
+		}
+	}
+	if limited < 180 {
+		t.Errorf("%d of 200 wrong sign-ins from one address were refused with 429, want nearly all", limited)
+	}
+	if rec := try("192.0.2.77", "tok-123"); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("right token during the lock-out: %d, want 429 (no oracle)", rec.Code)
+	}
+	if rec := try("198.51.100.7", "tok-123"); rec.Code != http.StatusSeeOther {
+		t.Errorf("another address is locked out by the first: %d", rec.Code)
+	}
+	if rec := get(h, "/api/v1/incident", "Authorization", "Bearer wrong"); rec.Code != http.StatusUnauthorized {
+		t.Errorf("first wrong bearer token: %d, want 401", rec.Code)
+	}
+	globalLimited := false
+	for i := range 300 {
+		if try("203.0.113."+strconv.Itoa(i%250), "x").Code == http.StatusTooManyRequests {
+			globalLimited = true
+			break
+		}
+	}
+	if !globalLimited {
+		t.Errorf("300 failures from 250 addresses never hit the global limit")
 	}
 }

@@ -47,6 +47,16 @@ type Config struct {
 	// (default 5s; negative disables). Relative windows ("last 1 h") end at
 	// now rounded down to CacheTTL, so that requests close in time share one.
 	CacheTTL time.Duration
+	// MaxAnalyses is how many incident analyses run at once (default 2;
+	// each may take hundreds of MB on a large window). AnalysisQueue is
+	// how many more wait for one of them (default 4; negative: none);
+	// past that a request gets 503 with Retry-After. Requests for the same
+	// window share one analysis, which stops when all of them have left.
+	MaxAnalyses   int
+	AnalysisQueue int
+	// DeadLetters, when non-nil, backs the dead-letter page (/deadletters)
+	// and its resend button.
+	DeadLetters DeadLetters
 	// Hooks, when non-nil, is mounted at /hooks/ (alert webhooks).
 	Hooks http.Handler
 	// Now is the clock (default time.Now); tests set it.
@@ -70,6 +80,13 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.MaxTimelineRows, 250)
 	def(&c.MaxAPITimelineRows, 20000)
 	def(&c.MaxServices, 40)
+	def(&c.MaxAnalyses, 2)
+	switch {
+	case c.AnalysisQueue == 0:
+		c.AnalysisQueue = 4
+	case c.AnalysisQueue < 0:
+		c.AnalysisQueue = 0
+	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 20 * time.Second
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/faultline/faultline/schema"
 	"github.com/gin-gonic/gin"
@@ -31,10 +32,18 @@ func classify(err error) httpError {
 		return httpError{http.StatusBadRequest, err.Error()}
 	case errors.Is(err, errUnauthorized):
 		return httpError{http.StatusUnauthorized, "authentication required: send the access token or sign in"}
+	case errors.Is(err, errForbidden):
+		return httpError{http.StatusForbidden, "this form has expired or came from another site; reload the page and try again"}
+	case errors.Is(err, errNoDLQ):
+		return httpError{http.StatusNotFound, "alert enrichment is not configured, so there are no dead letters"}
+	case errors.Is(err, errResendFail):
+		return httpError{http.StatusBadGateway, "Slack did not take the message; it stays listed, and the details are in the server log"}
 	case errors.Is(err, errNoRoute):
 		return httpError{http.StatusNotFound, "no such page"}
 	case errors.Is(err, schema.ErrNotFound):
 		return httpError{http.StatusNotFound, "not found"}
+	case errors.Is(err, errBusy):
+		return httpError{http.StatusServiceUnavailable, "the server is busy with other analyses; retry in a few seconds"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return httpError{http.StatusGatewayTimeout, "the analysis took too long; try a narrower window or a single service"}
 	case errors.Is(err, context.Canceled):
@@ -48,6 +57,9 @@ func classify(err error) httpError {
 // error page elsewhere. Server errors are logged with their internals.
 func (s *server) fail(c *gin.Context, err error) {
 	he := classify(err)
+	if he.status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", strconv.Itoa(int(busyRetryAfter.Seconds())))
+	}
 	if he.status >= 500 && !errors.Is(err, errPanic) {
 		s.log.Error("request failed", "path", truncate(c.Request.URL.Path, 200), "err", err)
 	}

@@ -71,10 +71,12 @@ func (s *server) tracePage(c *gin.Context) {
 
 // runbookView is what the runbook page renders.
 type runbookView struct {
-	RB        *runbookgen.Runbook
-	Blocks    []mdBlock
-	RawHref   string
-	AlertHref string
+	RB      *runbookgen.Runbook
+	Blocks  []mdBlock
+	RawHref string
+	// AlertHref is the runbook_url an alert carried: shown as a link from
+	// the alert, with its host, never as one of ours.
+	AlertHref, AlertHost string
 }
 
 // runbookPage serves GET /runbooks/ID and, for ID.md, the raw Markdown.
@@ -95,8 +97,11 @@ func (s *server) runbookPage(c *gin.Context) {
 		c.Data(http.StatusOK, "text/markdown; charset=utf-8", []byte(rb.Markdown))
 		return
 	}
-	v := runbookView{RB: rb, Blocks: parseMarkdown(rb.Markdown), RawHref: "/runbooks/" + url.PathEscape(rb.ID) + ".md",
+	v := runbookView{RB: rb, Blocks: parseMarkdown(withoutAlertLink(rb)), RawHref: "/runbooks/" + url.PathEscape(rb.ID) + ".md",
 		AlertHref: safeHref(rb.AlertRunbookURL)}
+	if u, err := url.Parse(v.AlertHref); err == nil && v.AlertHref != "" {
+		v.AlertHost = u.Host
+	}
 	if rb.ID == "" {
 		v.RawHref = "/runbooks/" + url.PathEscape(id) + ".md"
 	}
@@ -105,4 +110,25 @@ func (s *server) runbookPage(c *gin.Context) {
 		title = "Runbook " + id
 	}
 	s.render(c, http.StatusOK, "runbook", title, v)
+}
+
+// alertLinkLine starts the line runbookgen.LinkAlertRunbook adds to the
+// Markdown for an alert's runbook_url.
+const alertLinkLine = "**Runbook named by the alert rule:** "
+
+// withoutAlertLink is the runbook's Markdown for the page: the line that
+// links an alert's runbook_url goes, as the page shows that link apart,
+// marked as coming from the alert (the raw .md keeps it).
+func withoutAlertLink(rb *runbookgen.Runbook) string {
+	if rb.AlertRunbookURL == "" || !strings.Contains(rb.Markdown, alertLinkLine) {
+		return rb.Markdown
+	}
+	lines := strings.Split(rb.Markdown, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, alertLinkLine) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }

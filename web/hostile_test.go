@@ -261,3 +261,22 @@ func TestRunbookPageRendersCommandsCopyable(t *testing.T) {
 		t.Errorf("status %d", rec.Code)
 	}
 }
+
+// TestAlertLinkIsNotOurRunbook: a runbook_url an alert carried is shown as
+// a link from the alert, with its host, not as faultline's runbook.
+func TestAlertLinkIsNotOurRunbook(t *testing.T) {
+	b := newFixtureBackend()
+	rb := *b.runbooks[fixtureRunbook]
+	if err := rb.LinkAlertRunbook("https://evil.example/phish"); err != nil {
+		t.Fatal(err)
+	}
+	b.runbooks[fixtureRunbook] = &rb
+	body := get(newTestHandler(t, Config{}, b), "/runbooks/"+fixtureRunbook).Body.String()
+	if n := strings.Count(body, `href="https://evil.example/phish"`); n != 1 {
+		t.Errorf("the alert's link appears %d times, want once, marked as from the alert", n)
+	}
+	if strings.Contains(body, "Alert's runbook") || !strings.Contains(body, "Link from the alert") ||
+		!strings.Contains(body, `rel="noopener noreferrer nofollow">evil.example</a>`) {
+		t.Errorf("the alert's link is not marked as coming from the alert:\n%s", body[strings.Index(body, "<main"):][:1500])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 )
@@ -62,19 +63,12 @@ func parseIncidentQuery(v url.Values, now time.Time, maxWindow time.Duration) (w
 }
 
 // parseSince reads a relative window: a Go duration ("90s", "30m", "1h")
-// or whole days ("2d").
+// or days ("2d"), checked for overflow: anything over cli.MaxDuration
+// (3650d) is refused as too long rather than wrapped around.
 func parseSince(s string) (time.Duration, error) {
-	var d time.Duration
-	var err error
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		var days int
-		days, err = strconv.Atoi(n)
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(s)
-	}
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%w: since %q is not a positive duration such as 15m, 1h or 2d", ErrBadInput, truncate(s, 40))
+	d, err := cli.ParseDuration(s, cli.MaxDuration)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s", ErrBadInput, cli.DurationError("since", s, err, cli.MaxDuration))
 	}
 	return d, nil
 }

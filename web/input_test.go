@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,5 +79,20 @@ func TestParseIDs(t *testing.T) {
 		if _, err := parseRunbookID(bad); !errors.Is(err, ErrBadInput) {
 			t.Errorf("parseRunbookID(%q) = %v", bad, err)
 		}
+	}
+}
+
+// TestSinceOverflowIsRefused: a since that overflows a time.Duration was a
+// 25-minute window; now it is a 400 that names the longest duration.
+func TestSinceOverflowIsRefused(t *testing.T) {
+	h := newTestHandler(t, Config{}, newFixtureBackend())
+	for _, since := range []string{"213504d", "106752d", "9999999h", "99999999999999999999h"} {
+		rec := get(h, "/api/v1/incident?since="+since)
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "too long") {
+			t.Errorf("since=%s: %d %s, want 400 saying too long", since, rec.Code, rec.Body.String())
+		}
+	}
+	if rec := get(h, "/api/v1/incident?since=1d12h"); rec.Code != 200 {
+		t.Errorf("since=1d12h: %d %s", rec.Code, rec.Body.String())
 	}
 }

@@ -15,7 +15,7 @@ var templateFS embed.FS
 
 // pageNames are the page templates; each is parsed with the shared layout.
 func pageNames() []string {
-	return []string{"incident", "trace", "runbook", "error", "login", "search"}
+	return []string{"incident", "trace", "runbook", "error", "login", "search", "deadletters"}
 }
 
 // pages holds one parsed template set per page.
@@ -25,11 +25,13 @@ type pages struct {
 
 // layout is the data every page gets: the page's own view is Body.
 type layout struct {
-	Title   string
-	Active  string
-	Auth    bool
-	CSS, JS string
-	Body    any
+	Title  string
+	Active string
+	Auth   bool
+	// DeadLetters shows the nav link to the dead-letter page.
+	DeadLetters bool
+	CSS, JS     string
+	Body        any
 }
 
 func templateFuncs() template.FuncMap {
@@ -60,7 +62,7 @@ func loadPages() (*pages, error) {
 // clean 500 rather than half a page.
 func (s *server) render(c *gin.Context, status int, name, title string, body any) {
 	var buf bytes.Buffer
-	data := layout{Title: title, Active: name, Auth: s.cfg.authEnabled(),
+	data := layout{Title: title, Active: name, Auth: s.cfg.authEnabled(), DeadLetters: s.cfg.DeadLetters != nil,
 		CSS: s.assets.url("app.css"), JS: s.assets.url("app.js"), Body: body}
 	if err := s.pages.sets[name].Execute(&buf, data); err != nil {
 		s.log.Error("cannot render page", "page", name, "err", err)

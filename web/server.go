@@ -1,7 +1,6 @@
 package web
 
 import (
-	"golang.org/x/sync/singleflight"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,8 +16,12 @@ type server struct {
 	pages   *pages
 	assets  *assets
 	reports *reportCache
-	// analyses lets requests for the same incident share one analysis.
-	analyses singleflight.Group
+	// pool bounds the incident analyses and lets requests for the same
+	// incident share one.
+	pool     *analysisPool
+	sessions *sessionStore
+	logins   *loginLimiter
+	key      []byte // random per process: CSRF tokens without a session
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil
@@ -42,7 +45,9 @@ func New(cfg Config, backend Backend, logger *slog.Logger) (http.Handler, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a, reports: newReportCache(cfg.CacheTTL, cfg.Now)}
+	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a, reports: newReportCache(cfg.CacheTTL, cfg.Now),
+		pool:     newAnalysisPool(cfg.MaxAnalyses, cfg.AnalysisQueue),
+		sessions: newSessionStore(cfg.Now), logins: newLoginLimiter(cfg.Now), key: []byte(randomHex(32))}
 	return s.routes(), nil
 }
 
@@ -72,6 +77,10 @@ func (s *server) routes() *gin.Engine {
 	g.GET("/api/v1/incident", s.apiIncident)
 	g.GET("/api/v1/trace/:id", s.apiTrace)
 	g.GET("/api/v1/runbooks/:id", s.apiRunbook)
+	g.GET("/deadletters", s.deadLettersPage)
+	g.POST("/deadletters/:id/resend", s.resendDeadLetter)
+	g.GET("/api/v1/deadletters", s.apiDeadLetters)
+	g.POST("/api/v1/deadletters/:id/resend", s.resendDeadLetter)
 	r.NoRoute(s.requireAuth, s.notFound)
 	return r
 }

@@ -390,3 +390,106 @@ func TestConcurrentViewersShareOneAnalysis(t *testing.T) {
 		t.Errorf("the viewer who left got %d, want 499", early.Code)
 	}
 }
+
+// windowBackend holds each analysis until released or cancelled, and
+// records the cancellations.
+type windowBackend struct {
+	fakeBackend
+	running   atomic.Int32
+	peak      atomic.Int32
+	cancelled atomic.Int32
+	release   chan struct{}
+}
+
+func (b *windowBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
+	n := b.running.Add(1)
+	defer b.running.Add(-1)
+	for p := b.peak.Load(); n > p && !b.peak.CompareAndSwap(p, n); p = b.peak.Load() {
+	}
+	select {
+	case <-b.release:
+		return b.fakeBackend.Incident(ctx, q)
+	case <-ctx.Done():
+		b.cancelled.Add(1)
+		return nil, ctx.Err()
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestAnalysesAreBounded: requests for different windows run at most
+// MaxAnalyses analyses at once, AnalysisQueue more wait, and the rest get
+// 503 with Retry-After at once.
+func TestAnalysesAreBounded(t *testing.T) {
+	b := &windowBackend{fakeBackend: *newFixtureBackend(), release: make(chan struct{})}
+	h := newTestHandler(t, Config{MaxAnalyses: 1, AnalysisQueue: 1, CacheTTL: -1}, b)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range codes {
+		wg.Go(func() { codes[i] = get(h, "/api/v1/incident?since="+strconv.Itoa(10+i)+"m").Code })
+		if i == 0 {
+			waitFor(t, "the first analysis", func() bool { return b.running.Load() == 1 })
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // the second is queued, not running
+	for i := range 6 {
+		rec := get(h, "/api/v1/incident?since="+strconv.Itoa(30+i)+"m")
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+			t.Errorf("request %d past the queue: %d (Retry-After %q), want 503 with Retry-After", i, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+	if rec := get(h, "/incident?since=45m"); rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "busy") {
+		t.Errorf("page past the queue: %d", rec.Code)
+	}
+	close(b.release)
+	wg.Wait()
+	if codes[0] != 200 || codes[1] != 200 {
+		t.Errorf("running and queued requests: %v, want 200 both", codes)
+	}
+	if p := b.peak.Load(); p != 1 {
+		t.Errorf("%d analyses ran at once, want at most 1", p)
+	}
+}
+
+// TestAnalysisStopsWhenNobodyWaits: a client that hangs up cancels its
+// analysis (no detached work piles up), but only when it was the last one
+// waiting for it.
+func TestAnalysisStopsWhenNobodyWaits(t *testing.T) {
+	b := &windowBackend{fakeBackend: *newFixtureBackend(), release: make(chan struct{})}
+	h := newTestHandler(t, Config{CacheTTL: -1}, b)
+	ask := func(ctx context.Context) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/incident?since=20m", nil).WithContext(ctx))
+		return rec
+	}
+	// Two viewers of one window; the first hangs up: the analysis goes on.
+	c1, hangUp1 := context.WithCancel(context.Background())
+	done1 := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done1 <- ask(c1) }()
+	waitFor(t, "the analysis", func() bool { return b.running.Load() == 1 })
+	c2, hangUp2 := context.WithCancel(context.Background())
+	done2 := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done2 <- ask(c2) }()
+	time.Sleep(30 * time.Millisecond)
+	hangUp1()
+	if rec := <-done1; rec.Code != 499 {
+		t.Errorf("the viewer who left got %d", rec.Code)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if b.cancelled.Load() != 0 || b.running.Load() != 1 {
+		t.Fatalf("one viewer leaving cancelled the analysis the other waits for")
+	}
+	// The last one hangs up: the analysis is cancelled.
+	hangUp2()
+	<-done2
+	waitFor(t, "the cancellation", func() bool { return b.cancelled.Load() == 1 && b.running.Load() == 0 })
+}

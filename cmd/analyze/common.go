@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/faultline/faultline/analysis"
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/store"
 )
@@ -158,21 +158,24 @@ func window(since, from, to string, now time.Time) (time.Time, time.Time, error)
 	if since == "" {
 		since = "30m"
 	}
-	d, err := parseDays(since)
-	if err != nil || d <= 0 {
-		return time.Time{}, time.Time{}, badUsage("--since %q is not a positive duration such as 30m or 2h", truncate(since, 40))
+	d, err := cli.ParseDuration(since, cli.MaxDuration)
+	if err != nil {
+		return time.Time{}, time.Time{}, badUsage("%s", cli.DurationError("--since", since, err, cli.MaxDuration))
 	}
 	return now.Add(-d), now, nil
 }
 
-// parseDays is time.ParseDuration that also takes whole days ("2d").
-func parseDays(s string) (time.Duration, error) {
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil || days < 0 || days > 3650 {
-			return 0, fmt.Errorf("bad days %q", s)
-		}
-		return time.Duration(days) * 24 * time.Hour, nil
-	}
-	return time.ParseDuration(s)
+// terminalText writes s to w with control characters from log text made
+// visible (cli.TerminalSafe); JSON output never goes through it.
+func terminalText(w io.Writer, s string) error { return cli.WriteTerminal(w, s) }
+
+// terminalWriter buffers what a text renderer writes, for terminalText.
+type terminalWriter struct {
+	w io.Writer
+	b strings.Builder
 }
+
+func (t *terminalWriter) Write(p []byte) (int, error) { return t.b.Write(p) }
+
+// flush writes the buffered text, neutralised.
+func (t *terminalWriter) flush() error { return terminalText(t.w, t.b.String()) }

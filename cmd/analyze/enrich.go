@@ -64,7 +64,10 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 			_, err = e.Stdout.Write(b)
 		}
 	} else {
-		err = enrich.WriteText(e.Stdout, msg)
+		tw := &terminalWriter{w: e.Stdout}
+		if err = enrich.WriteText(tw, msg); err == nil {
+			err = tw.flush()
+		}
 	}
 	if err != nil {
 		return fail(e, "enrich", err)
@@ -145,27 +148,68 @@ func errSentence(err error) string {
 // Slack at shutdown; what is left is kept as dead letters.
 const hooksDrain = 20 * time.Second
 
+// hookSettings are what `analyze serve` passes on to the alert hooks.
+type hookSettings struct {
+	public, token string
+	// webProtected: the UI needs credentials, so the hooks must too.
+	webProtected bool
+	// readOnly: the store cannot keep accepted alerts (no journal).
+	readOnly bool
+}
+
+// check refuses open hooks in front of a protected web: with a Slack
+// destination set, the web behind credentials and no hook token, anyone
+// could post alerts (and their links and text) that signed-in users and
+// the Slack channel then see.
+func (hs hookSettings) check(e *env) error {
+	cfg := enrich.ConfigFromEnv(e.Getenv)
+	if hs.webProtected && cfg.Configured() && strings.TrimSpace(hs.token) == "" && cfg.HookToken == "" {
+		return badUsage("the web is protected (--auth-token or --basic-auth) but the alert hooks would take alerts from anyone: " +
+			"set FAULTLINE_HOOK_TOKEN (or --hook-token) and give it to Alertmanager or Grafana as the bearer token")
+	}
+	return nil
+}
+
 // alertHooks builds the alert webhooks of `analyze serve` from the
 // environment (FAULTLINE_SLACK_*, FAULTLINE_HOOK_TOKEN,
 // FAULTLINE_SERVICE_LABELS) and the public URL. Without a Slack
 // destination the handler is nil and the hooks stay off (accepting alerts
-// with nowhere to send them would swallow them). stop drains the queue:
+// with nowhere to send them would swallow them). When the web is protected
+// the hooks must be too: without a hook token it is a usage error. stop drains the queue:
 // call it after the HTTP server has stopped. reg may be nil.
-func alertHooks(e *env, public string, eng *analysis.Engine, reg prometheus.Registerer, log *slog.Logger) (h http.Handler, stop func(), err error) {
+func alertHooks(e *env, hs hookSettings, eng *analysis.Engine, reg prometheus.Registerer, log *slog.Logger) (h http.Handler, svc *enrich.Service, stop func(), err error) {
 	cfg := enrich.ConfigFromEnv(e.Getenv)
-	if public != "" {
-		cfg.PublicURL = public
+	if hs.public != "" {
+		cfg.PublicURL = hs.public
+	}
+	if t := strings.TrimSpace(hs.token); t != "" {
+		cfg.HookToken = t
+	}
+	if err := hs.check(e); err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.Configured() && cfg.HookToken == "" {
+		log.Warn("alert hooks accept alerts from anyone: set FAULTLINE_HOOK_TOKEN (or --hook-token) to require a bearer token")
 	}
 	if !cfg.Configured() {
 		if err := cfg.Validate(); err != nil {
-			return nil, nil, badUsage("%v", err)
+			return nil, nil, nil, badUsage("%v", err)
 		}
 		log.Info("alert hooks off: no Slack destination (FAULTLINE_SLACK_WEBHOOK_URL, or FAULTLINE_SLACK_TOKEN and FAULTLINE_SLACK_CHANNEL)")
-		return nil, func() {}, nil
+		return nil, nil, func() {}, nil
 	}
-	svc, err := enrich.New(cfg, eng, eng.Store, reg, log)
+	cfg.NoJournal = hs.readOnly
+	if hs.readOnly {
+		log.Warn("store opened read-only: accepted alerts are not kept in it, so a crash loses the ones not yet sent")
+	}
+	svc, err = enrich.New(cfg, eng, eng.Store, reg, log)
 	if err != nil {
-		return nil, nil, badUsage("%v", err)
+		return nil, nil, nil, badUsage("%v", err)
+	}
+	// Alerts a previous run accepted and did not settle (it crashed) go
+	// out now, or become dead letters.
+	if _, err := svc.Resume(context.Background()); err != nil {
+		log.Warn("alerts accepted before a restart not resumed", "error", err)
 	}
 	stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), hooksDrain)
@@ -174,5 +218,5 @@ func alertHooks(e *env, public string, eng *analysis.Engine, reg prometheus.Regi
 			log.Warn("alert queue not drained", "error", err)
 		}
 	}
-	return svc.Hooks(), stop, nil
+	return svc.Hooks(), svc, stop, nil
 }

@@ -90,7 +90,7 @@ func TestEnrichJSONRealAnalysis(t *testing.T) {
 	}
 	for _, want := range []string{"RESOLVED: CheckoutErrors (critical)", "*Likely origin:* *inventory*", "https://fl.example.com/trace/" + ids[0][:8],
 		"https://fl.example.com/incident?from=2026-03-01T11%3A46%3A00Z&amp;to=2026-03-01T12%3A10%3A00Z&amp;service=checkout",
-		"https://fl.example.com/runbooks/", "<https://wiki.example.com/checkout|the alert's runbook>", "&lt;pool&gt;"} {
+		"https://fl.example.com/runbooks/", "link from the alert: <https://wiki.example.com/checkout|wiki.example.com>", "&lt;pool&gt;"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("message lacks %q", want)
 		}
@@ -107,7 +107,7 @@ func TestEnrichTextWithoutStore(t *testing.T) {
 		t.Fatalf("exit %d, want %d; stderr %q", code, exitFail, errs)
 	}
 	for _, want := range []string{"RESOLVED: CheckoutErrors (critical)", "No analysis", "Checkout is failing",
-		"the alert's runbook (https://wiki.example.com/checkout)"} {
+		"link from the alert: wiki.example.com (https://wiki.example.com/checkout)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
@@ -152,17 +152,17 @@ func TestEnrichHooksWiring(t *testing.T) {
 	envOf := func(kv map[string]string) *env { return &env{Getenv: func(k string) string { return kv[k] }} }
 	log := slog.New(slog.DiscardHandler)
 
-	if h, stop, err := alertHooks(envOf(nil), "", eng, nil, log); err != nil || h != nil {
+	if h, _, stop, err := alertHooks(envOf(nil), hookSettings{}, eng, nil, log); err != nil || h != nil {
 		t.Errorf("no Slack destination: handler %v err %v, want hooks off", h, err)
 	} else {
 		stop()
 	}
-	if _, _, err := alertHooks(envOf(map[string]string{"FAULTLINE_SLACK_TOKEN": "xoxb-x-SECRET"}), "", eng, nil, log); err == nil ||
+	if _, _, _, err := alertHooks(envOf(map[string]string{"FAULTLINE_SLACK_TOKEN": "xoxb-x-SECRET"}), hookSettings{}, eng, nil, log); err == nil ||
 		strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("token without channel: %v", err)
 	}
-	h, stop, err := alertHooks(envOf(map[string]string{"FAULTLINE_SLACK_WEBHOOK_URL": "http://127.0.0.1:1/services/x",
-		"FAULTLINE_HOOK_TOKEN": "hooktok"}), "", eng, nil, log)
+	h, _, stop, err := alertHooks(envOf(map[string]string{"FAULTLINE_SLACK_WEBHOOK_URL": "http://127.0.0.1:1/services/x",
+		"FAULTLINE_HOOK_TOKEN": "hooktok"}), hookSettings{}, eng, nil, log)
 	if err != nil || h == nil {
 		t.Fatalf("webhook: %v", err)
 	}

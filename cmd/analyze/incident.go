@@ -117,8 +117,7 @@ func writeIncident(w io.Writer, rep *rootcause.Report) error {
 			fmt.Fprintf(&b, "    runbook %s (%s, MTTR %s): analyze runbook %s\n", c.Runbook.ID, c.Runbook.Severity, c.Runbook.MTTRTarget, c.Runbook.ID)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return terminalText(w, b.String())
 }
 
 // oneLine flattens s to one line of at most n runes.

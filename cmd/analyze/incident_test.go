@@ -24,3 +24,18 @@ func TestIncidentTopRange(t *testing.T) {
 		}
 	}
 }
+
+// TestIncidentSinceOverflow: durations are parsed with overflow checks and
+// a documented cap; an overflow says so instead of "not a positive duration".
+func TestIncidentSinceOverflow(t *testing.T) {
+	path := traceStore(t)
+	for _, since := range []string{"9999999h", "213504d", "3651d"} {
+		code, out, errs := runCmd(t, "incident", "--store", path, "--since", since)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "is too long: the longest is 3650d") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--since %s: exit %d, stderr %q; want 2 naming the 3650d cap", since, code, errs)
+		}
+	}
+	if code, _, errs := runCmd(t, "incident", "--store", path, "--since", "banana"); code != exitUsage || !strings.Contains(errs, "not a positive duration") {
+		t.Errorf("--since banana: exit %d, %q", code, errs)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/faultline/faultline/enrich"
+	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/web"
 )
 
@@ -24,8 +26,11 @@ type serveFlags struct {
 	listen    string
 	authToken string
 	basicAuth string
+	hookToken string
 	readOnly  bool
 	timeout   time.Duration
+	analyses  int
+	queue     int
 }
 
 // shutdownGrace is how long in-flight requests get after SIGTERM.
@@ -37,11 +42,17 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
 	fs.StringVar(&f.listen, "listen", ":8080", "address to listen on")
-	fs.StringVar(&f.authToken, "auth-token", e.Getenv("FAULTLINE_AUTH_TOKEN"), "require this bearer token (or the login form) for pages and API")
-	fs.StringVar(&f.basicAuth, "basic-auth", e.Getenv("FAULTLINE_BASIC_AUTH"), "also admit HTTP basic auth as USER:PASSWORD")
+	// Secrets default to their environment variables after parsing, so
+	// that -h never prints them as defaults.
+	fs.StringVar(&f.authToken, "auth-token", "", "require this bearer token (or the login form) for pages and API (default $FAULTLINE_AUTH_TOKEN)")
+	fs.StringVar(&f.basicAuth, "basic-auth", "", "also admit HTTP basic auth as USER:PASSWORD (default $FAULTLINE_BASIC_AUTH)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "open the store read-only (candidate runbooks are then kept in memory only)")
+	fs.StringVar(&f.hookToken, "hook-token", "", "bearer token the alert hooks require; needed with --auth-token or --basic-auth when Slack is configured (default $FAULTLINE_HOOK_TOKEN)")
 	fs.DurationVar(&f.timeout, "request-timeout", 20*time.Second, "longest analysis per request")
+	fs.IntVar(&f.analyses, "max-analyses", 2, "incident analyses run at once by the web UI and API")
+	fs.IntVar(&f.queue, "analysis-queue", 4, "incident analyses waiting for a slot; past them a request gets 503 with Retry-After")
 	pos, err := parseFlags(fs, args)
+	f.secretsFromEnv(e)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("serve takes no arguments, got %q", truncate(pos[0], 40))
 	}
@@ -57,6 +68,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "serve", err)
 	}
+	hs := hookSettings{public: f.public, token: f.hookToken, webProtected: cfg.AuthToken != "" || cfg.BasicUser != "", readOnly: f.readOnly}
+	if err := hs.check(e); err != nil {
+		return fail(e, "serve", err)
+	}
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// A server may start before anything was ingested: it creates the
 	// store, as ingest serve does, and shows an empty state until data comes.
@@ -68,7 +83,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	defer closeFn()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	hooks, stopHooks, err := alertHooks(e, f.public, eng, reg, log)
+	hooks, svc, stopHooks, err := alertHooks(e, hs, eng, reg, log)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -76,6 +91,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	cfg.Hooks = hooks
 	if hooks == nil {
 		cfg.Hooks = http.HandlerFunc(hooksNotConfigured)
+	} else {
+		cfg.DeadLetters = webDeadLetters{svc}
 	}
 	h, err := web.New(cfg, newWebBackend(eng), log)
 	if err != nil {
@@ -101,9 +118,31 @@ func hooksNotConfigured(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"error":"alert enrichment is not configured: set FAULTLINE_SLACK_WEBHOOK_URL, or FAULTLINE_SLACK_TOKEN and FAULTLINE_SLACK_CHANNEL"}` + "\n"))
 }
 
+// secretsFromEnv fills the secret flags not given from the environment.
+func (f *serveFlags) secretsFromEnv(e *env) {
+	for _, v := range []struct {
+		p   *string
+		env string
+	}{{&f.authToken, "FAULTLINE_AUTH_TOKEN"}, {&f.basicAuth, "FAULTLINE_BASIC_AUTH"}, {&f.hookToken, "FAULTLINE_HOOK_TOKEN"}} {
+		if *v.p == "" {
+			*v.p = e.Getenv(v.env)
+		}
+	}
+}
+
 // webConfig builds the web configuration from the flags.
 func (f *serveFlags) webConfig() (web.Config, error) {
-	cfg := web.Config{AuthToken: f.authToken, PublicURL: f.public, RequestTimeout: f.timeout}
+	cfg := web.Config{AuthToken: f.authToken, PublicURL: f.public, RequestTimeout: f.timeout,
+		MaxAnalyses: f.analyses, AnalysisQueue: f.queue}
+	if f.analyses < 1 {
+		return cfg, badUsage("--max-analyses must be at least 1")
+	}
+	if f.queue < 0 {
+		return cfg, badUsage("--analysis-queue must be 0 or more")
+	}
+	if f.queue == 0 {
+		cfg.AnalysisQueue = -1 // none: web.Config's 0 is the default
+	}
 	if f.basicAuth != "" {
 		u, p, ok := strings.Cut(f.basicAuth, ":")
 		if !ok || u == "" || p == "" {
@@ -143,4 +182,35 @@ func serveUntilDone(ctx context.Context, e *env, addr string, h http.Handler, cf
 	}
 	fmt.Fprintln(e.Stderr, "analyze serve: stopped")
 	return exitOK
+}
+
+// webDeadLetters shows the enrichment service's dead letters on the web.
+type webDeadLetters struct{ svc *enrich.Service }
+
+func (d webDeadLetters) DeadLetters(ctx context.Context) ([]web.DeadLetter, error) {
+	list, err := d.svc.DeadLetters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.DeadLetter, 0, len(list))
+	for _, dl := range list {
+		out = append(out, webDeadLetter(dl))
+	}
+	return out, nil
+}
+
+func (d webDeadLetters) Resend(ctx context.Context, id string) error {
+	err := d.svc.Resend(ctx, id)
+	if errors.Is(err, enrich.ErrNoDeadLetter) {
+		return fmt.Errorf("%w: %w", schema.ErrNotFound, err)
+	}
+	return err
+}
+
+func webDeadLetter(dl enrich.DeadLetter) web.DeadLetter {
+	w := web.DeadLetter{ID: dl.ID, At: dl.At, Reason: dl.Reason, Error: dl.Error, Attempts: dl.Attempts}
+	if g := dl.Group; g != nil {
+		w.Title, w.Service, w.Severity, w.Status = g.Title, g.Service, g.Severity, string(g.Status)
+	}
+	return w
 }

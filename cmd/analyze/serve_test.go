@@ -117,9 +117,14 @@ func TestServeEmptyStoreAndShutdown(t *testing.T) {
 	}
 }
 
-func httpPost(t *testing.T, url, body string) (int, string) {
+func httpPost(t *testing.T, url, body string, hdr ...string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}
@@ -139,15 +144,18 @@ func TestServeMountsAlertHooks(t *testing.T) {
 	}))
 	defer slack.Close()
 	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
-	t.Setenv("FAULTLINE_HOOK_TOKEN", "")
+	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-tok")
 	base, stop := startServe(t, "--store", filepath.Join(t.TempDir(), "s.db"), "--auth-token", "ui-only")
 	defer stop()
 	alert, err := os.ReadFile("../../enrich/testdata/alertmanager_firing.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, body := httpPost(t, base+"/hooks/alertmanager", string(alert)); code != http.StatusAccepted {
-		t.Fatalf("hook: %d %s, want 202 (the UI token does not guard the hooks)", code, body)
+	if code, body := httpPost(t, base+"/hooks/alertmanager", string(alert)); code != http.StatusUnauthorized {
+		t.Fatalf("anonymous hook: %d %s, want 401", code, body)
+	}
+	if code, body := httpPost(t, base+"/hooks/alertmanager", string(alert), "Authorization", "Bearer hook-tok"); code != http.StatusAccepted {
+		t.Fatalf("hook: %d %s, want 202", code, body)
 	}
 	select {
 	case msg := <-got:
@@ -159,12 +167,29 @@ func TestServeMountsAlertHooks(t *testing.T) {
 	}
 }
 
+// TestServeProtectedWebNeedsHookToken: with --auth-token (or basic auth)
+// and a Slack destination, serve refuses to start while the hooks would
+// take alerts from anyone.
+func TestServeProtectedWebNeedsHookToken(t *testing.T) {
+	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", "http://127.0.0.1:1/services/T/B/X")
+	t.Setenv("FAULTLINE_HOOK_TOKEN", "")
+	db := filepath.Join(t.TempDir(), "s.db")
+	for _, auth := range [][]string{{"--auth-token", "ui-only"}, {"--basic-auth", "oncall:pw"}} {
+		code, _, errs := runCmd(t, append([]string{"serve", "--store", db, "--listen", "127.0.0.1:0"}, auth...)...)
+		if code != exitUsage || !strings.Contains(errs, "FAULTLINE_HOOK_TOKEN") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v without a hook token: exit %d, %q; want 2 naming FAULTLINE_HOOK_TOKEN", auth, code, errs)
+		}
+	}
+}
+
 func TestServeUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--basic-auth", "nocolon"},
 		{"serve", "extra"},
 		{"serve", "--public-url", "javascript:x", "--store", filepath.Join(t.TempDir(), "s.db")},
 		{"serve", "--request-timeout", "0s"},
+		{"serve", "--max-analyses", "0"},
+		{"serve", "--analysis-queue", "-1"},
 	} {
 		if code, _, errs := runCmd(t, args...); code != exitUsage || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, errs)
@@ -227,4 +252,16 @@ func firstWords(s string) string {
 		s = s[:i]
 	}
 	return s[:min(len(s), 30)]
+}
+
+// TestServeHelpHidesSecrets: -h does not print tokens taken from the
+// environment as flag defaults.
+func TestServeHelpHidesSecrets(t *testing.T) {
+	t.Setenv("FAULTLINE_AUTH_TOKEN", "ui-SECRET")
+	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-SECRET")
+	t.Setenv("FAULTLINE_BASIC_AUTH", "u:pw-SECRET")
+	code, _, errs := runCmd(t, "serve", "-h")
+	if code != exitOK || strings.Contains(errs, "SECRET") || !strings.Contains(errs, "hook-token") {
+		t.Errorf("serve -h: exit %d, shows a secret or lacks --hook-token:\n%s", code, errs)
+	}
 }

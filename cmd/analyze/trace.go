@@ -59,5 +59,9 @@ func explainTrace(ctx context.Context, e *env, f *traceFlags, id schema.TraceID)
 	if f.json {
 		return writeJSON(e.Stdout, res)
 	}
-	return correlate.WriteText(e.Stdout, res)
+	tw := &terminalWriter{w: e.Stdout}
+	if err := correlate.WriteText(tw, res); err != nil {
+		return err
+	}
+	return tw.flush()
 }
