@@ -319,6 +319,11 @@ func sameService(a, b string) bool {
 	return min(len(na), len(nb)) >= 4 && samePrefix(na, nb)
 }
 
+// SameService is sameService for the incident analysis (rootcause): two
+// names of one service, told apart only by case, punctuation or a generic
+// suffix ("payment-provider", "payment-provider-api").
+func SameService(a, b string) bool { return sameService(a, b) }
+
 func firstLabel(s string) string {
 	if i := strings.IndexByte(s, '.'); i > 0 && !isIPv4(s) {
 		return s[:i]

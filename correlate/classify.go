@@ -65,10 +65,20 @@ func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
 	if !wantHint {
 		return k, ""
 	}
-	if h := hintFromAttrs(r); h != "" {
-		return k, h
+	h := hintFromAttrs(r)
+	if h == "" {
+		return k, dashed(r.Body, hintFromText(&l))
 	}
-	return k, dashed(r.Body, hintFromText(&l))
+	if strings.IndexByte(h, '.') > 0 && !isIPv4(h) {
+		// An attribute gives the host ("api.geo-vendor.example.com") and
+		// the text the name the caller calls it by ("failed to call
+		// geo-vendor-api"): the name, as peer.service would give it.
+		if t := dashed(r.Body, hintFromText(&l)); t != "" && t != h && strings.IndexByte(t, '.') < 0 &&
+			!isIPv4(t) && sameService(externalName(h), t) {
+			return k, t
+		}
+	}
+	return k, h
 }
 
 // dashed gives a label that the text writes in camelCase ("TimeLimiter

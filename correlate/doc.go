@@ -219,6 +219,7 @@
 //	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore  TestRules/usual_noise
 //	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth                               TestRules/breaker_follow
 //	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin TestRules/troubled_caller
+//	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin TestRules/caller_deploy
 //
 //	breakerRules, for each breaker followed:
 //	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency
@@ -248,7 +249,8 @@
 //	breaker_vote_named_majority  named breaker: keep the dependency unless a majority points elsewhere             a majority                                 TestRules/breaker_vote_named_majority
 //
 //	hopRules, after each breaker followed:
-//	breaker_alias                the suspect is the dependency: take the name its callers give it                   none                                       TestRules/breaker_alias
+//	breaker_address              the suspect is an address: the one dependency the breaker's own lines name        none                                       TestRules/breaker_address
+//	breaker_alias                the suspect is the dependency: take the longer name its callers give it            none                                       TestRules/breaker_alias
 //	breaker_next_down            a breaker behind a breaker settles nothing: where the walks through it went on to  none                                       TestRules/breaker_next_down
 //
 // Words with a special meaning in these rules: a lead is what a fast

@@ -38,6 +38,10 @@ func (r rise) rose() bool { return risen(r.perMinute(true), r.perMinute(false)) 
 // earlier one.
 func risen(recent, earlier float64) bool { return recent >= riseFactor*earlier }
 
+// Risen is risen for the incident analysis (rootcause), so that a rise
+// means one thing in both.
+func Risen(recent, earlier float64) bool { return risen(recent, earlier) }
+
 // lineRise counts svc's warnings and errors that match in the recent
 // stretch before at and in the earlier one before that. The earlier rate
 // is over the stretch its lines cover: from the first line read (a store

@@ -26,6 +26,7 @@ func TestRules(t *testing.T) {
 		{ruleUsualNoise, storeSkipsUsualNoise, openTrace, "fx-rates-api", true},
 		{ruleBreakerFollow, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
 		{ruleTroubledCaller, func() *windowStore { return troubledStore(12, 2) }, tid, "shipping", true},
+		{ruleCallerDeploy, callerDeployStore(3_000_000, 0, false, "a7"), tid, "orders", true},
 
 		{ruleLookbackDependency, storeAnalyzeBlindBreakerNamedByItsOwnLines, openTrace, "identity-provider", false},
 		{ruleLookbackCallers, storeAnalyzeBreakerStartsAtTheFailedCalls, openTrace, "promotion", true},
@@ -50,6 +51,7 @@ func TestRules(t *testing.T) {
 		{ruleVoteDescend, storeAnalyzeBreakerDescendsPastBareTimeouts, openTrace, "identity-provider", true},
 		{ruleVoteNamedMajority, storeSplitVote, openTrace, "session", false},
 
+		{ruleBreakerAddress, storeBreakerAddress, openTrace, "identity-provider", true},
 		{ruleBreakerAlias, storeAlias, openTrace, "session-service", true},
 		{ruleBreakerNextDown, func() *windowStore { return walksThroughAds(false) }, openTrace, "fraud", true},
 	}
@@ -237,4 +239,26 @@ func storeUsualOrigin() *windowStore {
 			logAt("", "gateway", at+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
 	}
 	return paymentTripped(st, open-60_000, open)
+}
+
+// storeBreakerAddress: account's breaker names nothing; account failed to
+// connect to an address no record names, and its breaker lines name
+// identityProvider.
+func storeBreakerAddress() *windowStore {
+	const open = 100_000
+	st := &windowStore{}
+	for k := range 4 {
+		ms := open - 90_000 + 20_000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
+			logAt("", "account", ms, schema.SeverityError, "Error handling request: connect ECONNREFUSED 10.1.7.9:8080"),
+			logAt("", "shipping", ms+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+		if k >= 2 {
+			st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k),
+				logAt("", "account", ms+10, schema.SeverityWarn, `circuit "identityProvider" opened`))...)
+		}
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
+		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	return st
 }

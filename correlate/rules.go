@@ -37,6 +37,7 @@ func storeRules() []storeRule {
 		{ruleUsualNoise, passOverUsualNoise},
 		{ruleBreakerFollow, followBreaker},
 		{ruleTroubledCaller, blameTroubledCaller},
+		{ruleCallerDeploy, blameCallerDeploy},
 	}
 }
 
@@ -126,6 +127,7 @@ type hopRule struct {
 // hopRules apply after each hop, in order.
 func hopRules() []hopRule {
 	return []hopRule{
+		{ruleBreakerAddress, nameAddressByGuard},
 		{ruleBreakerAlias, renameByCallers},
 		{ruleBreakerNextDown, goOnNextDown},
 	}

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -30,6 +31,7 @@ func classifyRecords(t *Trace) {
 		f := failInfo{target: resolveHint(t, hint)}
 		if h := hintFromAttrs(r); h != "" && h == hint {
 			f.via = viaAttribute
+			f.host = strings.IndexByte(h, '.') > 0 && !isIPv4(h) && r.Attrs[schema.AttrPeerService] == ""
 		} else if hint != "" {
 			f.via = viaText
 		}
@@ -51,6 +53,23 @@ func unifyTargets(t *Trace) {
 	for i := range t.ents {
 		if f := t.ents[i].fail; f >= 0 {
 			caller[f] = t.rec(int32(i)).Service
+		}
+	}
+	// A name made of a host ("geo-vendor" of api.geo-vendor.example.com)
+	// takes the fuller name the same caller's messages give it
+	// ("failed to call geo-vendor-api"): the one its callers know it by.
+	for j := range t.fails {
+		g := &t.fails[j]
+		if !g.host || t.findService(g.target) >= 0 {
+			continue
+		}
+		for i := range t.fails {
+			f := &t.fails[i]
+			if f.via == viaText && caller[i] == caller[j] && len(f.target) > len(g.target) &&
+				strings.IndexByte(f.target, '.') < 0 && sameService(g.target, f.target) {
+				g.target = f.target
+				break
+			}
 		}
 	}
 	for i := range t.fails {

@@ -496,11 +496,17 @@ func calleeNode(t *Trace, e int32) int32 {
 	}
 	own := t.ents[e].svc
 	best, bestScore := int32(-1), -1.0
+	ownFailed := false // a call of its own below the span failed, to a dependency it names
 	var walk func(int32)
 	walk = func(p int32) {
 		for c := t.nodes[p].first; c >= 0; c = t.nodes[c].next {
 			cn := &t.nodes[c]
 			if cn.svc == own {
+				if cn.failed && cn.first < 0 && cn.ent >= 0 && cn.ent != e {
+					if tgt, _ := t.hint(cn.ent); tgt != "" && tgt != t.svcs[own].name {
+						ownFailed = true
+					}
+				}
 				walk(c)
 				continue
 			}
@@ -520,7 +526,10 @@ func calleeNode(t *Trace, e int32) int32 {
 		}
 		if !bn.subFailed && !bn.signal {
 			// Only a timeout blames a callee that answered: it was slow.
-			if k := t.ents[e].class; k != schema.KindTimeout && k != schema.KindDependencyTimeout {
+			// Not when a call of the service's own under the timed-out
+			// span failed (a query to a database that leaves no spans):
+			// that call is what the time went to.
+			if k := t.ents[e].class; k != schema.KindTimeout && k != schema.KindDependencyTimeout || ownFailed {
 				return -1
 			}
 		}

@@ -63,6 +63,9 @@ type failInfo struct {
 	target string           // the service this failure names, "" none
 	via    string           // how target was found
 	sig    schema.Signature // cached by signature()
+	// host: target is the name of an attribute's host
+	// ("api.geo-vendor.example.com" is geo-vendor), not a peer.service.
+	host bool
 }
 
 const (

@@ -20,7 +20,7 @@ const (
 	nezhaOBAC3Floor   = 0.90
 	simAC1Floor       = 0.84
 	simOriginAccFloor = 0.93
-	simKindFloor      = 0.69
+	simKindFloor      = 0.77
 )
 
 // TestNezhaAccuracy runs the whole pipeline (ingest, store, correlate,

@@ -20,7 +20,9 @@ import (
 // callers' calls to it go through (or, when it has no other callers, it
 // began failing within deployFollow of the version and was not itself
 // deployed);
-// and the version was first seen before the callee's first error. Then the
+// and the callee's failures in calls from it came with the version: since
+// it, at least riseFactor times as often as before it in the window (the
+// callee's usual noise may be older). Then the
 // callee's trace_origin share moves to the deployed service, and its
 // downstream penalty for calling a service that failed is lifted.
 
@@ -102,21 +104,30 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				continue
 			}
 			sv := in.traces.services[c.service]
-			if sv == nil || sv.ownOrigins == 0 || sv.first.Before(d.deployedAt.Add(-deployLead)) {
+			if sv == nil || sv.ownOrigins == 0 {
 				continue
 			}
-			// Of the traces whose spans tell who called (traces exported
-			// without spans do not).
+			// Its failures in calls from the deployed service came with
+			// the version: since it, at least riseFactor times as often
+			// as before it (a callee's usual noise may be older).
+			since := d.deployedAt.Add(-deployLead)
+			first, before, from := sv.callsSince(d.service, since)
+			if from == 0 || !correlate.Risen(float64(from)/minutesBetween(since, in.q.To),
+				float64(before)/minutesBetween(in.q.From, since)) {
+				continue
+			}
+			// Of the traces since whose spans tell who called (traces
+			// exported without spans do not).
 			known := 0
-			for _, n := range sv.originCallers {
+			for caller := range sv.callerTimes {
+				_, _, n := sv.callsSince(caller, since)
 				known += n
 			}
-			from := sv.originCallers[d.service]
 			if known < minDeployTraces || float64(from) < deployShare*float64(known) {
 				continue
 			}
 			others := otherCallers(in.traces, c.service, d.service)
-			if len(others) == 0 && (c.kind == schema.KindBadDeploy || sv.first.After(d.deployedAt.Add(deployFollow))) {
+			if len(others) == 0 && (c.kind == schema.KindBadDeploy || first.After(d.deployedAt.Add(deployFollow))) {
 				// Nothing shows that its other callers are served, and
 				// its failures did not follow the deploy at once, or it
 				// was itself deployed.
@@ -138,12 +149,33 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 			if len(others) > 0 {
 				served = "while its calls from " + joinCut(others, 3) + " go through"
 			}
-			d.add("deploy_effect", moved, fmt.Sprintf("%s's errors began after it (at %s): %d of its %d failing traces whose caller is known are calls from %s, %s",
-				c.service, sv.first.UTC().Format(time.TimeOnly), from, known, d.service, served))
+			d.add("deploy_effect", moved, fmt.Sprintf("%s's failures in its calls came with it (the first at %s, %d since, %d in the window before): %d of its %d failing traces since whose caller is known are calls from %s, %s",
+				c.service, first.UTC().Format(time.TimeOnly), from, before, from, known, d.service, served))
 			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first, %s [deploy_effect]", d.service, served))
 		}
 	}
 	return explained
+}
+
+// callsSince counts the service's own failing traces in calls from
+// caller before and since a moment, and when the first since failed.
+func (sv *serviceVotes) callsSince(caller string, since time.Time) (first time.Time, before, after int) {
+	for _, t := range sv.callerTimes[caller] {
+		if t.Before(since) {
+			before++
+			continue
+		}
+		if after++; first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	return first, before, after
+}
+
+// minutesBetween is the length of [from, to) in minutes, at least one
+// second's worth.
+func minutesBetween(from, to time.Time) float64 {
+	return max(to.Sub(from).Minutes(), 1.0/60)
 }
 
 // otherCallers are the services, but the one named, whose calls to svc

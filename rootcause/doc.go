@@ -163,7 +163,6 @@
 // name ends each evidence line it writes ("… [call_timing]") and is the
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
-//	rule          condition                                          weight  constants                           test
 //	rule          condition                                          weight  constants                           test (testdata/)
 //	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           trace_origin.txtar, chains_test.go
 //	pointed_at    callers' timeouts and breakers name it              0.5     full at 2 callers                   pointed_at.txtar
@@ -176,23 +175,29 @@
 //	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
 //	deploy        a version absent from the baseline                  1.0     —                                   deploy.txtar
 //	onset         its anomaly began first                             0.5     linear over the onsets' span        rootcause_test.go
-//	deploy_effect a callee fails only in its new version's calls      moved   ≥ 80% of known callers, 5 traces    deploy_effect.txtar
+//	deploy_effect a callee fails only in its new version's calls,     moved   ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
+//	              which came with it (rate since ≥ 3× before)                 riseFactor (correlate.Risen)
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //
 // Kind rules, when a candidate's kind is chosen (describe, in rank.go; each
 // writes an evidence line when it decides):
 //
-//	end_state     its own new errors tell of a later mechanism        —       endStates: oom, poison > pool, gc   end_state.txtar
+//	end_state     its own new errors tell of a later mechanism (or of —       endStates: oom, poison > pool, gc   end_state*.txtar
+//	              one, when its most telling line names none)
+//	crashed       its own new error says its process exits: down       —       exitWords                           crashed.txtar
 //	was_down      refused connections among the traces pointing at it —       ≥ 5 and ≥ 10% of them               was_down.txtar
 //
 // Vote adjusters before the scoring (traces.go): a refused connection to a
 // callee that kept serving as usual stays with its caller; a caller's own
 // new GC or memory trouble keeps its failed calls' votes (the condition is
-// correlate's troubled_caller, applied through correlate.Troubled); votes
-// follow pointer chains (pointerChains). The blind-breaker handling of
-// pointerChains still has its own counterpart in correlate's
-// breaker_lookback_far and breaker_guard, which read the store around one
-// trace; folding them into one is not done yet.
+// correlate's troubled_caller, applied through correlate.Troubled); an
+// address no record names is the one dependency its caller's breaker
+// lines name (correlate's breaker_address, through correlate.AddressGuard;
+// breaker_address.txtar); votes follow pointer chains (pointerChains).
+// The blind-breaker handling of pointerChains still has its own
+// counterpart in correlate's breaker_lookback_far and breaker_guard,
+// which read the store around one trace; folding them into one is not
+// done yet.
 //
 // Every rule but onset, pattern_shift and behaviour has scenario files
 // under testdata/ named after it (TestRuleScenarios: a baseline and a

@@ -59,24 +59,61 @@ func (p *period) peerName(raw string) string {
 	if raw == "" || !strings.Contains(raw, ".") || correlate.IsAddress(raw) {
 		return raw
 	}
-	if n, ok := p.names[correlate.NameKey(raw)]; ok {
-		return n
-	}
 	if n, ok := p.hosts[raw]; ok {
 		return n
 	}
-	name := raw
-	for _, label := range strings.Split(raw, ".") {
-		if n, ok := p.names[correlate.NameKey(label)]; ok && len(label) >= 2 {
-			name = n
-			break
-		}
-	}
+	name := p.hostName(raw)
 	if p.hosts == nil {
 		p.hosts = map[string]string{}
 	}
 	p.hosts[raw] = name
 	return name
+}
+
+// hostName is peerName's answer for a host name, before it is cached.
+func (p *period) hostName(raw string) string {
+	if n, ok := p.names[correlate.NameKey(raw)]; ok {
+		return n
+	}
+	name := raw
+	labels := strings.Split(raw, ".")
+	for _, label := range labels {
+		if n, ok := p.names[correlate.NameKey(label)]; ok && len(label) >= 2 {
+			name = n
+			break
+		}
+	}
+	if name == raw {
+		// A label that is a known name but for a generic suffix
+		// (payment-provider of api.payment-provider.example.com for
+		// payment-provider-api), when it is one name's only.
+		for _, label := range labels[:max(len(labels)-1, 1)] {
+			if m := p.nameLike(label); m != "" {
+				name = m
+				break
+			}
+		}
+	}
+	return name
+}
+
+// nameLike is the one known name that is label but for a generic suffix
+// (correlate.SameService), "" when none or several are.
+func (p *period) nameLike(label string) string {
+	if len(correlate.NameKey(label)) < 4 {
+		return ""
+	}
+	found := ""
+	for _, n := range p.names {
+		if strings.Contains(n, ".") || !correlate.SameService(label, n) {
+			continue
+		}
+		if found != "" && found != n {
+			return ""
+		}
+		found = n
+	}
+	return found
 }
 
 // addName notes a name the data gives a service or a peer.

@@ -214,13 +214,32 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 				kind = end
 			}
 		}
+	} else if w := in.win.services[s.service]; kind == "" && best != nil && best.own() && w != nil && !in.off["end_state"] {
+		// Its most telling line names no kind ("Failed to process
+		// message 123 (attempt 4): SyntaxError"); a new one of its own
+		// may say where that ends (the message sent to a dead letter
+		// queue).
+		if end := endState("", w, in.base.services[s.service]); end != "" {
+			why = fmt.Sprintf("its own new errors end in %s [end_state]", end)
+			kind = end
+		}
 	}
 	if (kind == "" || kind == schema.KindLatency) && s.timingKind != "" && s.timingKind != schema.KindLatency {
 		// The mechanism span timing shows; a line saying it is slow
 		// names none.
 		kind = s.timingKind
 	}
-	if s.kind == "" && endStates[kind] == 0 && !in.off["was_down"] && wasDown(sv) {
+	if w := in.win.services[s.service]; s.kind == "" && endStates[kind] == 0 && kind != schema.KindConnectionRefused &&
+		w != nil && !in.off["crashed"] {
+		if t := crashLine(w, in.base.services[s.service]); t != "" {
+			// A process that exits (at start, or on an error it cannot
+			// handle) is down until it is restarted: its callers' calls
+			// are refused or time out, and they say less than its line.
+			why = fmt.Sprintf("its own new error says the process exits (%s): it was down [crashed]", quoteCut(t, 80))
+			kind = schema.KindConnectionRefused
+		}
+	}
+	if s.kind == "" && endStates[kind] == 0 && kind != schema.KindConnectionRefused && !in.off["was_down"] && wasDown(sv) {
 		// A service that is down cannot log it; its callers' refused
 		// connections say so, and say more than its own lines from
 		// before or after (a stack trace at startup, a missing route).
@@ -278,6 +297,33 @@ func endState(k schema.Kind, w, b *serviceProfile) schema.Kind {
 		}
 	}
 	return k
+}
+
+// exitWords are what a process writes as it exits on a failure: at start
+// ("Worker failed to boot. Shutting down", "fatal: failed to load
+// config") or on an error it cannot handle ("unrecoverable error,
+// exiting", "Uncaught exception in thread "main", shutting down").
+var exitWords = []string{"exiting", "shutting down", "failed to boot", "failed to start", "fatal:",
+	"startup failed", "application run failed", "crashloopbackoff", "back-off restarting"}
+
+// crashLine is the first of the service's own new error templates (absent
+// from the baseline) that says its process exits, "" when none does. Only
+// errors count: a graceful shutdown during a rollout is logged below
+// ERROR.
+func crashLine(w, b *serviceProfile) string {
+	for _, t := range sortedKeys(w.templates) {
+		ts := w.templates[t]
+		if ts.errors == 0 || (b != nil && b.templates[t] != nil) {
+			continue
+		}
+		l := strings.ToLower(t)
+		for _, x := range exitWords {
+			if strings.Contains(l, x) {
+				return ts.template
+			}
+		}
+	}
+	return ""
 }
 
 // Constants of wasDown: refused connections that say a service was down.

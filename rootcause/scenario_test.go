@@ -20,7 +20,9 @@ import (
 // named after it.
 //
 // A "traces" line is: PERIOD COUNT TREE. PERIOD is base or win; COUNT
-// traces of TREE are spread evenly over the period (10 minutes each). TREE
+// traces of TREE are spread evenly over the period (10 minutes each), or
+// over the window from D into it to its end (win+D) or its first D
+// (win-D). TREE
 // is the root span then its children, separated by spaces: svc/op:SELF for
 // the root, svc/op:SELF+WAIT for a call from its parent into svc (SELF the
 // callee's own work, WAIT the caller's wait beyond the callee's span, in
@@ -91,15 +93,32 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 		if err != nil || n <= 0 {
 			t.Fatalf("traces line %d: bad count %q", ln+1, f[1])
 		}
-		from, dst := baseWin.From, &base
-		if f[0] == "win" {
+		// A period is base or win, spread over its ten minutes; win+D
+		// from D into the window to its end, win-D its first D.
+		from, span, dst := baseWin.From, 10*time.Minute, &base
+		period, d, cut := strings.Cut(f[0], "+")
+		if !cut {
+			period, d, cut = strings.Cut(f[0], "-")
+		}
+		if period == "win" {
 			from, dst = q.From, &win
-		} else if f[0] != "base" {
-			t.Fatalf("traces line %d: period %q is neither base nor win", ln+1, f[0])
+			if cut {
+				dur, err := time.ParseDuration(d)
+				if err != nil || dur <= 0 || dur >= span {
+					t.Fatalf("traces line %d: bad offset in %q", ln+1, f[0])
+				}
+				if strings.Contains(f[0], "+") {
+					from, span = from.Add(dur), span-dur
+				} else {
+					span = dur
+				}
+			}
+		} else if period != "base" || cut {
+			t.Fatalf("traces line %d: period %q is neither base nor win[+-]D", ln+1, f[0])
 		}
 		for i := range n {
 			seq++
-			at := from.Add(time.Duration(i) * 10 * time.Minute / time.Duration(n))
+			at := from.Add(time.Duration(i) * span / time.Duration(n))
 			*dst = append(*dst, buildTrace(t, f[2:], seq, at)...)
 		}
 	}
@@ -109,7 +128,7 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 // rules are the names of the ranking's rules: its scorers, the rules
 // weighed over all services after them, and the kind rules.
 func rules() []string {
-	out := []string{"onset", "deploy_effect", "downstream", "end_state", "was_down"}
+	out := []string{"onset", "deploy_effect", "downstream", "end_state", "was_down", "crashed", "breaker_address"}
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}

@@ -15,6 +15,9 @@ type traceVotes struct {
 	traces, failed int
 	services       map[string]*serviceVotes
 	edges          map[[2]string]*Edge
+	// guards counts, per service, the dependencies its breaker lines of
+	// failing traces name (for correlate.AddressGuard).
+	guards map[string]map[string]int
 }
 
 // serviceVotes collects, for one service, the failing traces that point at it.
@@ -41,6 +44,9 @@ type serviceVotes struct {
 	// an operation that service called (deploy_effect).
 	ownOrigins    int
 	originCallers map[string]int
+	// callerTimes is, per service in originCallers, when those traces
+	// failed.
+	callerTimes map[string][]time.Time
 }
 
 type sigVote struct {
@@ -109,6 +115,9 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			return
 		}
 		tv.failed++
+		if !opt.off["breaker_address"] {
+			tv.addGuards(res)
+		}
 		v := newVote(res, entryOf(recs), 0)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
@@ -341,6 +350,10 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 		sv.ownOrigins++
 		if v.caller != "" {
 			sv.originCallers[v.caller]++
+			if sv.callerTimes == nil {
+				sv.callerTimes = map[string][]time.Time{}
+			}
+			sv.callerTimes[v.caller] = append(sv.callerTimes[v.caller], o.Timestamp)
 		}
 	}
 	if v.entry != "" {
@@ -437,6 +450,23 @@ func (tv *traceVotes) edgeList() []Edge {
 	return out
 }
 
+// addGuards counts the dependencies the breaker lines of a failing trace
+// name, per service whose breaker it is.
+func (tv *traceVotes) addGuards(res *correlate.Result) {
+	for _, f := range res.Failures {
+		if f.Class != schema.KindCircuitOpen || f.Target == "" || f.Target == f.Service {
+			continue
+		}
+		if tv.guards == nil {
+			tv.guards = map[string]map[string]int{}
+		}
+		if tv.guards[f.Service] == nil {
+			tv.guards[f.Service] = map[string]int{}
+		}
+		tv.guards[f.Service][f.Target]++
+	}
+}
+
 // callees lists the services svc calls, per the window's spans.
 func (tv *traceVotes) callees(svc string) []string {
 	var out []string
@@ -467,7 +497,9 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		a, ok := aliases[k]
 		if !ok {
 			if correlate.IsAddress(v.target) {
-				a = w.peerAt(v.target)
+				if a = w.peerAt(v.target); a == "" {
+					a = correlate.AddressGuard(tv.guards[v.origin.Service])
+				}
 			} else {
 				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
 			}

@@ -134,12 +134,12 @@
 // A failed trace is one in which the fault produced at least one error (an
 // ERROR log or a span with error status); its origin_service is the faulty
 // service (truth.json's root_cause.service: the API or database for a
-// dependency-timeout, the deployed service for silent-deploy). For
-// network-delay and cpu-starvation, whose target writes no error, it is the
-// service that wrote the trace's first fault-caused error record in true
-// time (a log when written, a span when it ended): usually the caller that
-// timed out; a trace whose only such error is a span left unexported is not
-// counted. Without errors these two leave few or no failed traces. A
+// dependency-timeout, the deployed service for silent-deploy), also for
+// network-delay and cpu-starvation, whose target writes no error: the
+// caller that timed out wrote the trace's first error, and its timeout
+// points at the target (as DOMAIN.md has it, a good analyzer follows the
+// pointer). For these two, a trace whose only fault-caused error is a span
+// left unexported is not counted. Without errors these two leave few or no failed traces. A
 // third-party API logs nothing: it appears as peer.service on its callers'
 // client spans and error logs, in URLs (api.<name>.example.com) and in
 // breaker names.

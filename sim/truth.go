@@ -60,15 +60,16 @@ func (s *sim) truth() Truth {
 		Services:     map[string]string{},
 	}
 	for id := range s.failed {
-		origin := s.p.target.name
 		if s.p.kind == schema.KindNetworkDelay || s.p.kind == schema.KindCPUStarvation {
-			f, ok := s.first[id]
-			if !ok {
+			if _, ok := s.first[id]; !ok {
 				continue // its only error is a span left unexported: none appears in the data
 			}
-			origin = f.svc // the target wrote no error: the first service that did
 		}
-		t.FailedTraces[id] = TraceTruth{OriginService: origin}
+		// The trace failed because of the fault, so the fault's target is
+		// its origin, even when the target wrote no error of its own (a
+		// delayed network, a starved CPU, a silent database): a caller's
+		// timeout points at it.
+		t.FailedTraces[id] = TraceTruth{OriginService: s.p.target.name}
 	}
 	for _, n := range s.g.services() {
 		t.Services[n.name] = n.format.String()

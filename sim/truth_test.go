@@ -35,10 +35,14 @@ func checkTruth(t *testing.T, inc *Incident) {
 		t.Errorf("seed %d: onset %v outside window %v", inc.Config.Seed, tr.Onset, tr.Window)
 	}
 	traces := byTrace(inc)
-	if slowOnly(tr.RootCause.Kind) { // few or no failed traces; each one's origin wrote its first error
+	if slowOnly(tr.RootCause.Kind) { // few or no failed traces; their origin is the silent target
 		for id, tt := range tr.FailedTraces {
-			if first := firstFaultError(inc, traces[id]); first < 0 || inc.Records[first].Service != tt.OriginService {
-				t.Fatalf("%s trace %s: origin %q is not the writer of its first fault-caused error", tr.RootCause.Kind, id, tt.OriginService)
+			first := firstFaultError(inc, traces[id])
+			if first < 0 || tt.OriginService != tr.RootCause.Service {
+				t.Fatalf("%s trace %s: origin %q (root cause %s), first fault-caused error %d", tr.RootCause.Kind, id, tt.OriginService, tr.RootCause.Service, first)
+			}
+			if inc.Records[first].Service == tt.OriginService {
+				t.Fatalf("%s trace %s: the silent target %s wrote the first error", tr.RootCause.Kind, id, tt.OriginService)
 			}
 		}
 		return
@@ -76,8 +80,8 @@ func checkTruth(t *testing.T, inc *Incident) {
 }
 
 // slowOnly lists the kinds that only slow their target down: the target
-// writes no error, and the origin of a failed trace is the service that
-// wrote its first fault-caused error.
+// writes no error, and the first fault-caused error of a failed trace is a
+// caller's.
 func slowOnly(k schema.Kind) bool {
 	return k == schema.KindNetworkDelay || k == schema.KindCPUStarvation
 }

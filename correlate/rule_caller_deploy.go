@@ -1,0 +1,192 @@
+package correlate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// Limits of looking for a caller's new version.
+const (
+	// deployLookback is how long before the failure a caller's previous
+	// version is looked for: a rollout that broke its callee a few minutes
+	// in.
+	deployLookback = 30 * time.Minute
+	// deploySettle is how precisely the moment the new version appeared
+	// is found (by halving the lookback).
+	deploySettle = time.Second
+	// deployRecentMin is the shortest recent stretch whose rejections are
+	// compared with those before the new version.
+	deployRecentMin = time.Minute
+)
+
+// ruleCallerDeploy blames a caller's new version for the requests its
+// callee rejects.
+//
+// Condition: the suspect failed on its own with a deterministic error (a
+// request it rejected: 400, invalid argument, a validation failure) in an
+// operation called by another service of the trace (the parent of its
+// span, or, when it left none, the service whose failed call names it);
+// that caller runs a
+// version (service.version) in this trace that its records of
+// deployLookback earlier do not (it was deployed since: the moment is
+// found to deploySettle by reading one record at a time); the suspect
+// itself ran the same version all along; and the suspect's errors of this
+// signature came at least riseFactor times as often since the new
+// version as before it (at least troubleMin of them). A new version that
+// sends what its callee refuses fails nothing of its own: the callee logs
+// the error. The suspect becomes the caller, of kind bad-deploy.
+//
+// Constants: deployLookback, deploySettle, deployRecentMin; troubleMin and
+// riseFactor of lineRise.
+// Test: TestRules/caller_deploy (TestBlameCallerDeploy).
+const ruleCallerDeploy = "caller_deploy"
+
+func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
+	res := a.res
+	if res.Suspect == nil || res.ownSig == "" || res.Suspect.Kind != schema.KindDeterministic || int(res.ownRec) >= len(a.recs) {
+		return
+	}
+	own := res.Suspect.Service
+	if r := &a.recs[res.ownRec]; r.Service != own || signatureOf(r) != res.ownSig {
+		return // the suspect's error is another trace's (an open breaker followed)
+	}
+	caller := callerOfRecord(a.recs, int(res.ownRec))
+	if caller == "" {
+		caller = namedBy(res.Failures, own)
+	}
+	if caller == "" || caller == own {
+		return
+	}
+	version := versionIn(a.recs, caller)
+	if version == "" {
+		return
+	}
+	at := res.ownAt
+	since, before, err := versionSince(ctx, st, caller, version, at)
+	if err != nil || since.IsZero() {
+		return // no earlier version in the lookback: not a deploy
+	}
+	if v := versionIn(a.recs, own); v != "" {
+		if _, ownBefore, err := versionSince(ctx, st, own, v, at); err != nil || ownBefore != "" {
+			return // the suspect was deployed too: its own change is as likely
+		}
+	}
+	of := func(r *schema.Record) bool { return signatureOf(r) == res.ownSig }
+	end := at.Add(time.Nanosecond) // the failure's own record counts
+	rise, err := lineRise(ctx, st, own, end, max(end.Sub(since), deployRecentMin), deployLookback, of)
+	if err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read the errors of %s: %v", own, err))
+		return
+	}
+	if rise.recent < troubleMin || !rise.rose() {
+		return // it rejected such calls before the new version as often
+	}
+	res.Suspect.Reason += fmt.Sprintf("; but %s rejected a call of %s, which runs %s, first seen at %s (before it, %s): "+
+		"%d such errors since, %.1f a minute before; a new version that sends what its callee refuses fails nothing of its own",
+		own, caller, version, since.UTC().Format("15:04:05"), before, rise.recent, rise.perMinute(false)) + ruleTag(ruleCallerDeploy)
+	res.Suspect.Service, res.Suspect.Kind = caller, schema.KindBadDeploy
+}
+
+// callerOfRecord is the service that called the operation record i of
+// recs belongs to: the first service other than its own up the spans'
+// parents; "" when the spans do not tell.
+func callerOfRecord(recs []schema.Record, i int) string {
+	spans := make(map[schema.SpanID]int, len(recs))
+	for j := range recs {
+		if recs[j].Type == schema.TypeSpan && recs[j].SpanID != "" {
+			spans[recs[j].SpanID] = j
+		}
+	}
+	own := recs[i].Service
+	id := recs[i].SpanID
+	if recs[i].Type == schema.TypeSpan {
+		id = recs[i].ParentSpanID
+	}
+	for hops := 0; id != "" && hops < len(recs); hops++ {
+		j, ok := spans[id]
+		if !ok {
+			return ""
+		}
+		if s := recs[j].Service; s != "" && s != own {
+			return s
+		}
+		id = recs[j].ParentSpanID
+	}
+	return ""
+}
+
+// namedBy is the service of the first failure that points at svc (its
+// failed call to svc), when svc left no span to climb from.
+func namedBy(fs []Failure, svc string) string {
+	for _, f := range fs {
+		if f.Target == svc && f.Service != svc && f.Service != "" {
+			return f.Service
+		}
+	}
+	return ""
+}
+
+// versionIn is the version svc's records of the trace carry, "" when none
+// does or they disagree.
+func versionIn(recs []schema.Record, svc string) string {
+	v := ""
+	for i := range recs {
+		if recs[i].Service != svc {
+			continue
+		}
+		if x := recs[i].Attrs[schema.AttrServiceVersion]; x != "" {
+			if v != "" && x != v {
+				return ""
+			}
+			v = x
+		}
+	}
+	return v
+}
+
+// versionSince finds when svc began to run version before at: when its
+// first record of deployLookback earlier ran another version (before),
+// the moment since which its records run this one, to deploySettle.
+// since is zero when the first record already ran it, or none tells.
+func versionSince(ctx context.Context, st WindowStore, svc, version string, at time.Time) (since time.Time, before string, err error) {
+	// versionAt is the version of svc's first record carrying one at or
+	// after t.
+	versionAt := func(t time.Time) (string, time.Time, error) {
+		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: 16, Attrs: []string{schema.AttrServiceVersion}}
+		for r, err := range st.WindowRecords(ctx, q) {
+			if err != nil {
+				return "", time.Time{}, err
+			}
+			if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
+				return v, r.Time, nil
+			}
+		}
+		return "", time.Time{}, nil
+	}
+	lo := at.Add(-deployLookback)
+	v, t, err := versionAt(lo)
+	if err != nil || v == "" || v == version {
+		return time.Time{}, "", err
+	}
+	before, lo = v, t
+	hi, first := at, at
+	for hi.Sub(lo) > deploySettle {
+		mid := lo.Add(hi.Sub(lo) / 2)
+		v, t, err := versionAt(mid)
+		if err != nil {
+			return time.Time{}, "", err
+		}
+		if v == version {
+			hi = mid
+			if t.Before(first) {
+				first = t
+			}
+		} else {
+			lo = mid
+		}
+	}
+	return first, before, nil
+}

@@ -1,0 +1,105 @@
+package correlate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// callerDeployStore: orders calls auth, which rejects the request as
+// invalid; orders runs v2 in the trace. orders ran v1 until deployAt (ms
+// after the test's epoch; 0: it ran v2 all along), auth rejected such
+// calls rejectedBefore times in the half hour before it and 20 times
+// since, and auth itself ran authVersions in turn (the second from
+// deployAt). spanless: auth leaves no span, only its log line, and orders
+// logs the 400 it got.
+func callerDeployStore(deployAt, rejectedBefore int, spanless bool, authVersions ...string) func() *windowStore {
+	return func() *windowStore {
+		const failAt = 3_600_000
+		rejected := `invalid request to /auth.v1.Auth/Lookup: missing required field "scope"`
+		versioned := func(r schema.Record, v string) schema.Record {
+			if r.Attrs == nil {
+				r.Attrs = map[string]string{}
+			}
+			r.Attrs[schema.AttrServiceVersion] = v
+			return r
+		}
+		authAt := func(ms int) string {
+			if len(authVersions) > 1 && ms >= deployAt {
+				return authVersions[1]
+			}
+			return authVersions[0]
+		}
+		gw := span("a1", "", "gateway", "gw-0", failAt-10, 40)
+		call := versioned(span("b1", "a1", "orders", "orders-7", failAt-8, 30), "v2")
+		call.Status = schema.StatusError
+		call.Attrs[schema.AttrPeerService] = "auth"
+		srv := versioned(span("c1", "b1", "auth", "auth-0", failAt-6, 5), authAt(failAt))
+		srv.Status = schema.StatusError
+		st := &windowStore{}
+		if spanless {
+			st.recs = append(st.recs, inTrace(string(tid), gw, call,
+				logAt("b1", "orders", failAt+20, schema.SeverityError, "lookup failed: unexpected status 400 Bad Request from auth"),
+				versioned(logAt("", "auth", failAt-3, schema.SeverityError, rejected), authAt(failAt)))...)
+		} else {
+			st.recs = append(st.recs, inTrace(string(tid), gw, call, srv,
+				versioned(logAt("c1", "auth", failAt-3, schema.SeverityError, rejected), authAt(failAt)))...)
+		}
+		// orders' records of the hour: v1 before deployAt, v2 after.
+		for ms := failAt - 3_500_000; ms < failAt-60_000; ms += 30_000 {
+			v := "v2"
+			if ms < deployAt {
+				v = "v1"
+			}
+			r := versioned(logAt("", "orders", ms, schema.SeverityInfo, "order placed"), v)
+			r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 1000+ms/30_000))
+			st.recs = append(st.recs, r)
+			a := versioned(logAt("", "auth", ms+5, schema.SeverityInfo, "lookup ok"), authAt(ms))
+			a.TraceID = r.TraceID
+			st.recs = append(st.recs, a)
+		}
+		since := max(deployAt, failAt-1_700_000)
+		for i := range 20 {
+			r := versioned(logAt("", "auth", since+10_000+i*(failAt-since-20_000)/20, schema.SeverityError, rejected), authAt(failAt))
+			r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 5000+i))
+			st.recs = append(st.recs, r)
+		}
+		for i := range rejectedBefore {
+			r := versioned(logAt("", "auth", since-1_500_000+i*1_400_000/rejectedBefore, schema.SeverityError, rejected), authAt(0))
+			r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 9000+i))
+			st.recs = append(st.recs, r)
+		}
+		return st
+	}
+}
+
+func TestBlameCallerDeploy(t *testing.T) {
+	const deployAt = 3_600_000 - 600_000
+	for _, c := range []struct {
+		name     string
+		st       func() *windowStore
+		want     string
+		wantKind schema.Kind
+	}{
+		{"rejections began with the caller's new version", callerDeployStore(deployAt, 0, false, "a7"), "orders", schema.KindBadDeploy},
+		{"the callee left no span: its caller's failure names it", callerDeployStore(deployAt, 0, true, "a7"), "orders", schema.KindBadDeploy},
+		{"the caller ran one version all hour", callerDeployStore(0, 0, false, "a7"), "auth", schema.KindDeterministic},
+		{"rejected as often before the new version", callerDeployStore(deployAt, 60, false, "a7"), "auth", schema.KindDeterministic},
+		{"the callee was deployed too", callerDeployStore(deployAt, 0, false, "a7", "a8"), "auth", schema.KindDeterministic},
+	} {
+		res, err := Analyze(context.Background(), c.st(), tid, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Suspect == nil || res.Suspect.Service != c.want || res.Suspect.Kind != c.wantKind {
+			t.Errorf("%s: suspect %+v, want %s (%s)", c.name, res.Suspect, c.want, c.wantKind)
+			continue
+		}
+		if c.want == "orders" && !strings.Contains(res.Suspect.Reason, "runs v2") {
+			t.Errorf("%s: the reason does not name the version: %q", c.name, res.Suspect.Reason)
+		}
+	}
+}
