@@ -70,6 +70,7 @@ type Batch struct {
 	Records []schema.Record
 	Stats   Stats
 	lim     Limits
+	mem     *recordBudget // nil: records are not counted (ingest load's batches are bounded by count)
 }
 
 // NewBatch returns an empty batch enforcing lim (zero fields take defaults).
@@ -88,12 +89,21 @@ func (b *Batch) Add(r schema.Record) {
 		b.Reject(ReasonLineTooLong)
 		return
 	}
-	if complete(&r, b.lim) {
+	cut := complete(&r, b.lim)
+	if !b.mem.take(&r, len(b.Records)) {
+		return // over a memory limit: the request fails whole (Batch.Err)
+	}
+	if cut {
 		b.Stats.Truncated++
 	}
 	b.Records = append(b.Records, r)
 	b.Stats.Accepted++
 }
+
+// Err is why the batch stopped keeping records (the records it holds are
+// over Limits.MaxRecordBytes or the server's bytes in flight), or nil. A
+// batch with an error must not be written: it holds only some records.
+func (b *Batch) Err() error { return b.mem.error() }
 
 // Reject counts one rejected record.
 func (b *Batch) Reject(reason Reason) { b.Stats.reject(reason, 1) }

@@ -69,9 +69,14 @@ func TestParseTime(t *testing.T) {
 	if got, ok := parseTime("1709634030"); !ok || !got.Equal(want.Truncate(time.Second)) {
 		t.Errorf("unix seconds: %v %v", got, ok)
 	}
-	for _, bad := range []string{"", "yesterday", "-5", "1e400", "16:42:22.382"} {
+	for _, bad := range []string{"", "yesterday", "0", "16:42:22.382"} {
 		if got, ok := parseTime(bad); ok {
 			t.Errorf("parseTime(%q) = %v, want failure", bad, got)
+		}
+	}
+	for _, far := range []string{"-5", "1e400", "99999999999999999999"} { // numbers: read, but no store holds them (bad_timestamp)
+		if got, ok := parseTime(far); !ok || schema.TimeInRange(got) {
+			t.Errorf("parseTime(%q) = %v, %v; want a time outside schema.TimeInRange", far, got, ok)
 		}
 	}
 }

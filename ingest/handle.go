@@ -77,8 +77,12 @@ func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	s.m.inFlight.Inc()
 	defer func() { <-s.sem; s.m.inFlight.Dec() }()
 	b := NewBatch(lim)
+	b.mem = &recordBudget{l: l, max: lim.MaxRecordBytes}
 	format, err := decode(r, body, l, b)
 	s.m.bytes.WithLabelValues(format).Add(float64(len(body)))
+	if err == nil && b.Err() != nil {
+		return format, Stats{}, b.Err() // over a memory limit: nothing is written
+	}
 	plain := !strings.Contains(strings.ToLower(r.Header.Get("Content-Encoding")), "gzip") // a gzip body without the header
 	if len(bytes.TrimSpace(trimBOM(body))) == 0 && !errors.Is(err, ErrUnsupportedType) {
 		return format, b.Stats, errEmptyBody

@@ -71,7 +71,7 @@ func TestHTTPSlowUploadsDoNotLockOut(t *testing.T) {
 // the budget is whole again once the first body is gone.
 func TestHTTPBytesInFlightBounded(t *testing.T) {
 	const max = 1 << 20
-	ts := newTestServer(t, Limits{MaxBodyBytes: max, MaxBytesInFlight: 2*max + 2}, &fakeSink{})
+	ts := newTestServer(t, Limits{MaxBodyBytes: max, MaxRecordBytes: 64 << 10, MaxBytesInFlight: 2*max + 2 + 64<<10}, &fakeSink{})
 	var bomb bytes.Buffer // a small bomb: 900 KiB of blanks, and then it stalls
 	zw := gzip.NewWriter(&bomb)
 	zw.Write(bytes.Repeat([]byte(" "), 900<<10))

@@ -24,15 +24,25 @@ type Limits struct {
 	// WriteBatch (a body line of a Loki or OTLP file is written whole). An HTTP request is written whole, in one WriteBatch,
 	// so that its answer is all or nothing; MaxBodyBytes bounds it.
 	MaxRecordsPerBatch int
+	// MaxRecordBytes caps the memory the records decoded from one HTTP
+	// request hold (an estimate: each record's fields and attributes plus a
+	// fixed overhead, counted as they are decoded, including what the store
+	// needs to encode them). A small body can decode into many records —
+	// 60 MB of short JSON lines are 1.4 million — so MaxBodyBytes alone does
+	// not bound them; over MaxRecordBytes the request gets 413 and nothing
+	// of it is stored. The estimate is also taken from MaxBytesInFlight.
+	MaxRecordBytes int64
 	// MaxDepth caps how deep nested JSON objects are flattened.
 	MaxDepth int
 	// MaxInFlight caps concurrent decodes and store writes of the HTTP
 	// server; a request over it gets 429 with Retry-After. A request takes
 	// its slot only once its body is read, so slow uploads do not hold one.
 	MaxInFlight int
-	// MaxBytesInFlight caps the body bytes (after decompression) that all
-	// requests being read or decoded hold at once; a request that would go
-	// over it gets 429 with Retry-After. MaxBodyBytes caps one request.
+	// MaxBytesInFlight caps the body bytes (after decompression) and the
+	// decoded records (MaxRecordBytes' estimate) that all requests being
+	// read, decoded or written hold at once; a request that would go over it
+	// gets 429 with Retry-After. MaxBodyBytes and MaxRecordBytes cap one
+	// request.
 	MaxBytesInFlight int64
 	// BodyTimeout is how long the server waits for a request body to
 	// arrive whole; a slower upload gets 408.
@@ -40,6 +50,16 @@ type Limits struct {
 	// RetryAfter is the Retry-After the server sends with 429 and 503.
 	RetryAfter time.Duration
 }
+
+// Nesting of OTLP/JSON bodies. maxOTLPRecordNesting is how deep the JSON of
+// one log record or span may nest (128 levels: about 32 nested kvlist
+// attributes, as deep as pdata reads them in protobuf); a record nested
+// deeper is rejected alone as bad_json. maxJSONNesting is encoding/json's
+// own limit: a body nested deeper outside any record is malformed.
+const (
+	maxOTLPRecordNesting = 128
+	maxJSONNesting       = 10000
+)
 
 // DefaultLimits returns the limits used when none are configured.
 func DefaultLimits() Limits {
@@ -50,6 +70,7 @@ func DefaultLimits() Limits {
 		MaxKeyBytes:        256,
 		MaxValueBytes:      16 << 10,
 		MaxRecordsPerBatch: 5000,
+		MaxRecordBytes:     64 << 20,
 		MaxDepth:           8,
 		MaxInFlight:        8,
 		MaxBytesInFlight:   256 << 20,
@@ -79,6 +100,9 @@ func (l Limits) Normalize() Limits {
 	if l.MaxRecordsPerBatch <= 0 {
 		l.MaxRecordsPerBatch = d.MaxRecordsPerBatch
 	}
+	if l.MaxRecordBytes <= 0 {
+		l.MaxRecordBytes = d.MaxRecordBytes
+	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = d.MaxDepth
 	}
@@ -88,8 +112,10 @@ func (l Limits) Normalize() Limits {
 	if l.MaxBytesInFlight <= 0 {
 		l.MaxBytesInFlight = d.MaxBytesInFlight
 	}
-	if l.MaxBytesInFlight < 2*l.MaxBodyBytes+2 { // one snappy body and its decoding, each up to max+1
-		l.MaxBytesInFlight = 2*l.MaxBodyBytes + 2
+	// One request must fit: a snappy body and its decoding (each up to
+	// max+1) and its records.
+	if least := 2*l.MaxBodyBytes + 2 + l.MaxRecordBytes; l.MaxBytesInFlight < least {
+		l.MaxBytesInFlight = least
 	}
 	if l.BodyTimeout <= 0 {
 		l.BodyTimeout = d.BodyTimeout

@@ -25,14 +25,15 @@ func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
 
 // OTLPLogsJSON decodes an OTLP ExportLogsServiceRequest in JSON, as the
 // Collector's otlphttp exporter and file exporter write it. A record whose
-// traceId or spanId is not hex of the right length is rejected
-// (bad_trace_id, bad_span_id); the others are read.
+// traceId or spanId is not hex of the right length, whose time is not a
+// uint64 or whose JSON nests too deep is rejected alone (bad_trace_id,
+// bad_span_id, bad_timestamp, bad_json; see otlp_ids.go); the others are
+// read.
 func (dc *Decoder) OTLPLogsJSON(data []byte, sink RecordSink) error {
-	data = trimBOM(data)
+	data, bad := scrubOTLPIDs(trimBOM(data), "logs") // first: what it cuts may be what encoding/json refuses (nesting)
 	if err := checkJSONBody(data, "OTLP/JSON"); err != nil {
 		return err
 	}
-	data, bad := scrubOTLPIDs(data, "logs")
 	req := plogotlp.NewExportRequest()
 	if err := req.UnmarshalJSON(data); err != nil {
 		return jsonIterError("OTLP/JSON", err)

@@ -26,11 +26,10 @@ func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
 // whose traceId, spanId or parentSpanId is not hex of the right length is
 // rejected (a bad id of a span link is dropped); the others are read.
 func (dc *Decoder) OTLPTracesJSON(data []byte, sink RecordSink) error {
-	data = trimBOM(data)
+	data, bad := scrubOTLPIDs(trimBOM(data), "spans") // first: what it cuts may be what encoding/json refuses (nesting)
 	if err := checkJSONBody(data, "OTLP/JSON"); err != nil {
 		return err
 	}
-	data, bad := scrubOTLPIDs(data, "spans")
 	req := ptraceotlp.NewExportRequest()
 	if err := req.UnmarshalJSON(data); err != nil {
 		return jsonIterError("OTLP/JSON", err)

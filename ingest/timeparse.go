@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/schema"
 )
 
 // timeLayouts are the textual timestamp layouts tried in order after
@@ -33,6 +35,9 @@ func parseTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
+	if whole, frac, neg, ok := splitNumber(s); ok {
+		return numberTime(whole, frac, neg)
+	}
 	if c := s[0]; c >= '0' && c <= '9' && !strings.ContainsAny(s, "-/: ") {
 		return unixTime(s)
 	}
@@ -45,6 +50,88 @@ func parseTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// outOfRange is the time of a number that reads as a unix time no store
+// can hold (negative, or too large for int64 nanoseconds): the first
+// instant past schema.TimeInRange, so that the record is bad_timestamp
+// rather than given the time of ingest.
+var outOfRange = time.Unix(schema.MaxTimeUnixNano/int64(time.Second), 0).UTC()
+
+// splitNumber reads s when it is a JSON number (-?int[.frac][e±exp], as a
+// logger may write a time: 1e16, 1.796136e9) and returns its value in plain
+// decimal: the digits before and after the point, without leading zeros of
+// whole ("" for zero). ok is false when s is not a JSON number. A value of
+// more than 20 digits before the point comes back as whole "1" followed by
+// 20 zeros (too large either way).
+func splitNumber(s string) (whole, frac string, neg, ok bool) {
+	i := 0
+	if neg = s[0] == '-'; neg {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intPart := s[start:i]
+	if intPart == "" || (len(intPart) > 1 && intPart[0] == '0') {
+		return "", "", false, false
+	}
+	var fracPart string
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if fracPart = s[i+1 : j]; fracPart == "" {
+			return "", "", false, false
+		}
+		i = j
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || s[i+1:] == "" || strings.HasPrefix(s[i+1:], "+-") || strings.HasPrefix(s[i+1:], "+ ") {
+			return "", "", false, false
+		}
+		exp, i = max(min(e, 1000), -1000), len(s)
+	}
+	if i != len(s) {
+		return "", "", false, false
+	}
+	digits := strings.TrimLeft(intPart+fracPart, "0")
+	point := len(intPart) + exp - (len(intPart+fracPart) - len(digits)) // digits before the point
+	switch {
+	case digits == "":
+		return "", "", neg, true
+	case point > 20:
+		return "1" + strings.Repeat("0", 20), "", neg, true
+	case point <= 0:
+		return "", strings.Repeat("0", -point) + digits, neg, true
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits)), "", neg, true
+	}
+	return digits[:point], digits[point:], neg, true
+}
+
+// numberTime is the time of a JSON number (see splitNumber): unix s, ms, µs
+// or ns by magnitude, as unixTime reads it. Zero and a value below one
+// cannot be read (false: the record takes the time of ingest); a negative
+// value or one past int64 is outOfRange.
+func numberTime(whole, frac string, neg bool) (time.Time, bool) {
+	switch {
+	case whole == "":
+		return time.Time{}, false
+	case neg:
+		return outOfRange, true
+	}
+	if _, err := strconv.ParseInt(whole, 10, 64); err != nil {
+		return outOfRange, true
+	}
+	if strings.Trim(frac, "0") == "" {
+		return unixTime(whole)
+	}
+	return unixTime(whole + "." + frac)
 }
 
 // unixTime reads a unix timestamp whose unit is told by its magnitude:

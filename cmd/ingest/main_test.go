@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -175,10 +176,20 @@ func TestParseRetention(t *testing.T) {
 			t.Errorf("parseRetention(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"soon", "0d", "-1h", "d"} {
+	for _, bad := range []string{"soon", "0d", "-1h", "d", "9999999d", "99999999999999999999d"} {
 		if _, err := parseRetention(bad); err == nil {
 			t.Errorf("parseRetention(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRetentionTooLong: a retention longer than any that is meant is "too
+// long", not "not a duration" (9999999d used to overflow the day count).
+func TestRetentionTooLong(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(t.Context(), []string{"serve", "--store", filepath.Join(t.TempDir(), "r.db"), "--retention", "9999999d"}, strings.NewReader(""), io.Discard, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "too long") {
+		t.Errorf("--retention 9999999d: exit %d, %q; want 2 and too long", code, stderr.String())
 	}
 }
 

@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store"
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,7 +48,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	retention, err := parseRetention(f.retention)
 	if err != nil {
-		return fail(e.Stderr, exitUsage, "--retention %q is not a duration; write it like 7d or 36h.", truncate(f.retention, 40))
+		return fail(e.Stderr, exitUsage, "%s; write it like 7d or 36h.", cli.DurationError("--retention", f.retention, err, 0))
 	}
 	for _, a := range []struct{ flag, addr string }{{"--listen", f.listen}, {"--otlp-listen", f.otlpListen}} {
 		if err := checkAddr(a.addr); err != nil {
@@ -107,6 +107,9 @@ func serve(ctx context.Context, e *env, f serveFlags, lns listeners, dec *ingest
 	servers := lns.servers(srv, log)
 	if retention > 0 {
 		go retain(ctx, st, retention, log)
+	}
+	if ic, ok := st.(integrityChecker); ok {
+		go watchIntegrity(ctx, ic, integrityEvery, log)
 	}
 	errc := make(chan error, len(servers))
 	for _, s := range servers {
@@ -219,6 +222,29 @@ func healthOf(st store.Store) func(context.Context) error {
 	}
 }
 
+// integrityEvery is how often a running server checks the embedded store's
+// file for damage done under it (each check is bounded by the store: at
+// most 2 seconds of reading, so at most a thirtieth of one core).
+const integrityEvery = time.Minute
+
+// watchIntegrity checks the store every interval until ctx ends. Damage
+// found makes the store refuse writes (500) and /healthz fail; it is
+// logged by the store.
+func watchIntegrity(ctx context.Context, ic integrityChecker, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := ic.CheckIntegrity(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("store integrity check failed", "err", err)
+		}
+	}
+}
+
 // retain deletes records older than keep, at start and then every
 // keep/24 (between a minute and an hour), until ctx ends.
 func retain(ctx context.Context, st store.Store, keep time.Duration, log *slog.Logger) {
@@ -242,30 +268,12 @@ func retain(ctx context.Context, st store.Store, keep time.Duration, log *slog.L
 }
 
 // parseRetention reads a duration with an optional day unit ("7d", "36h",
-// "1d12h"); empty means none.
+// "1d12h") with cli.ParseDuration's overflow checks (at most
+// cli.MaxDuration: longer is cli.ErrDurationTooLong); empty means none.
 func parseRetention(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
 	}
-	var days int
-	if i := strings.IndexByte(s, 'd'); i > 0 {
-		n, err := strconv.Atoi(s[:i])
-		if err != nil {
-			return 0, err
-		}
-		days, s = n, s[i+1:]
-	}
-	var rest time.Duration
-	if s != "" {
-		var err error
-		if rest, err = time.ParseDuration(s); err != nil {
-			return 0, err
-		}
-	}
-	d := time.Duration(days)*24*time.Hour + rest
-	if d <= 0 {
-		return 0, errors.New("retention must be positive")
-	}
-	return d, nil
+	return cli.ParseDuration(s, 0)
 }

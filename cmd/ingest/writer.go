@@ -48,6 +48,12 @@ func failureOf(err error) error {
 // failure (sqlite.DB.WriteHealth).
 type writeHealther interface{ WriteHealth() error }
 
+// integrityChecker is a store that can check its file while in use and
+// refuse writes once it found damage (sqlite.DB.CheckIntegrity).
+type integrityChecker interface {
+	CheckIntegrity(ctx context.Context) error
+}
+
 // clickhouseSink adapts the ClickHouse store to ingest.
 type clickhouseSink struct{ ch *clickhouse.Store }
 

@@ -144,6 +144,9 @@ type DB struct {
 	// writeErr is the last write's failure when it is of a class retrying
 	// does not cure (damaged file, full disk); nil after a write succeeds.
 	writeErr atomic.Pointer[error]
+	// damaged is the damage CheckIntegrity found: from then on every write
+	// fails with it and WriteHealth reports it (nil: none found).
+	damaged atomic.Pointer[error]
 }
 
 // Open opens (read-write: creating when missing) the store file at path
@@ -321,9 +324,42 @@ func quickCheck(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		return err
 	case res != "ok":
 		log.Debug("store integrity check failed", "problem", res)
-		return &storeError{class: backend.ErrCorrupt, msg: "the store file is damaged (SQLite's integrity check failed); " + recovery}
+		return errCheckFailed
 	}
 	log.Debug("store integrity checked", "took", time.Since(start))
+	return nil
+}
+
+// errCheckFailed is a quick_check that found damage.
+var errCheckFailed = &storeError{class: backend.ErrCorrupt, msg: "the store file is damaged (SQLite's integrity check failed); " + recovery}
+
+// CheckIntegrity runs SQLite's quick_check on the file while it is in use,
+// for at most integrityBudget, on a connection of its own: the writer's
+// page cache would hide damage done to the file under it (a failing disk,
+// another program), which SQLite does not notice on pages it has cached.
+// Damage found (backend.ErrCorrupt) is kept: from then on every
+// WriteBatch fails with it and WriteHealth reports it, until the store is
+// reopened (which refuses the damaged file). A check cut off by the budget
+// covers the pages it reached and returns nil; a store opened read-only is
+// not checked. Meant to be called periodically by a long-running writer.
+func (db *DB) CheckIntegrity(ctx context.Context) error {
+	if _, err := db.writer(); err != nil {
+		return nil
+	}
+	c, err := sql.Open("sqlite", dsn(db.path, db.opts, true, accessShared))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetMaxOpenConns(1)
+	err = explain(quickCheck(ctx, c, db.log))
+	if errors.Is(err, backend.ErrCorrupt) {
+		db.damaged.CompareAndSwap(nil, &err)
+		db.log.Error("store file damaged; writes are refused", "path", db.path, "err", err)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot check store %q: %w", truncate(db.path), err)
+	}
 	return nil
 }
 
@@ -338,11 +374,15 @@ func (db *DB) noteWrite(err error) {
 	}
 }
 
-// WriteHealth is the last write's failure when it is of a class that
-// retrying does not cure by itself: wrapping backend.ErrCorrupt (the file
-// is damaged) or backend.ErrDiskFull (the disk is full); nil when the last
-// write succeeded or failed otherwise, and before any write. For /healthz.
+// WriteHealth is the damage CheckIntegrity found, else the last write's
+// failure when it is of a class that retrying does not cure by itself:
+// wrapping backend.ErrCorrupt (the file is damaged) or backend.ErrDiskFull
+// (the disk is full); nil when the last write succeeded or failed
+// otherwise, and before any write. For /healthz.
 func (db *DB) WriteHealth() error {
+	if p := db.damaged.Load(); p != nil {
+		return *p
+	}
 	if p := db.writeErr.Load(); p != nil {
 		return *p
 	}

@@ -21,7 +21,9 @@ const deleteChunk = 5000
 // when it returns nil the records are durable (per the Durability option)
 // and visible to readers; on error nothing of the batch is. A record whose
 // Time cannot be stored (before 1678 or after 2262) refuses the batch with
-// backend.ErrBadRecord. recs is not retained. An empty batch is a no-op.
+// backend.ErrBadRecord. Once CheckIntegrity found the file damaged every
+// write fails with backend.ErrCorrupt. recs is not retained. An empty
+// batch is a no-op.
 func (db *DB) WriteBatch(ctx context.Context, recs []schema.Record) error {
 	if len(recs) == 0 {
 		return nil
@@ -35,6 +37,9 @@ func (db *DB) WriteBatch(ctx context.Context, recs []schema.Record) error {
 }
 
 func (db *DB) writeBatch(ctx context.Context, recs []schema.Record) error {
+	if p := db.damaged.Load(); p != nil {
+		return *p
+	}
 	rows, err := encodeBatch(recs)
 	if err != nil {
 		return err
