@@ -45,10 +45,13 @@ type Config struct {
 	Workers         int           // ordered shards, one worker each (2)
 	AnalysisTimeout time.Duration // one analysis (30s)
 	CallTimeout     time.Duration // one Slack call (10s)
-	MaxAttempts     int           // Slack calls per message, breaker probes aside (8)
+	MaxAttempts     int           // Slack calls per message, breaker probes included, across restarts (20: about 8 minutes of a failing Slack)
 	BackoffBase     time.Duration // first retry delay, doubled each time (1s)
 	BackoffMax      time.Duration // longest retry delay (1m)
-	DeliveryBudget  time.Duration // from first try to dead letter (15m)
+	DeliveryBudget  time.Duration // from acceptance to dead letter, across restarts (15m)
+	ResendAttempts  int           // Slack calls of one dead-letter resend (3)
+	ResendDeadline  time.Duration // one dead-letter resend, all calls (30s)
+	ClaimSettle     time.Duration // wait before a resend's claim is read back (250ms; see claim.go)
 	BreakerFailures int           // consecutive failures that open the breaker (5)
 	BreakerCooldown time.Duration // open before a probe (30s)
 	DedupeWindow    time.Duration // identical resends dropped within (10m)
@@ -124,6 +127,7 @@ func (c Config) withDefaults() (Config, error) {
 		{&c.CallTimeout, 10 * time.Second}, {&c.BackoffBase, time.Second}, {&c.BackoffMax, time.Minute},
 		{&c.DeliveryBudget, 15 * time.Minute}, {&c.BreakerCooldown, 30 * time.Second},
 		{&c.DedupeWindow, 10 * time.Minute}, {&c.RetryAfter, 30 * time.Second},
+		{&c.ResendDeadline, 30 * time.Second}, {&c.ClaimSettle, claimSettle},
 	}
 	for _, d := range durs {
 		if *d.v <= 0 {
@@ -133,7 +137,7 @@ func (c Config) withDefaults() (Config, error) {
 	ints := []struct {
 		v *int
 		d int
-	}{{&c.Top, 3}, {&c.QueueSize, 256}, {&c.Workers, 2}, {&c.MaxAttempts, 8}, {&c.BreakerFailures, 5}}
+	}{{&c.Top, 3}, {&c.QueueSize, 256}, {&c.Workers, 2}, {&c.MaxAttempts, 20}, {&c.BreakerFailures, 5}, {&c.ResendAttempts, 3}}
 	for _, i := range ints {
 		if *i.v <= 0 {
 			*i.v = i.d

@@ -21,8 +21,12 @@
 // with a per-call timeout, retries transient failures with exponential
 // backoff and full jitter (honouring Slack's 429 Retry-After), and goes
 // through a circuit breaker so a Slack outage is waited out instead of
-// hammered. A message that cannot be delivered within the delivery budget
-// is kept as a dead-letter document and counted in the metrics.
+// hammered. Every Slack call counts against MaxAttempts (breaker probes
+// included) and the DeliveryBudget runs from acceptance; both survive a
+// restart (the journal entry keeps the count and the acceptance time), so
+// a Slack that keeps failing ends in a dead letter, never in retries
+// forever. A message that cannot be delivered within them is kept as a
+// dead-letter document with its reason and counted in the metrics.
 //
 // # Durability
 //
@@ -33,7 +37,10 @@
 // crash Resume queues what is left again (the Slack state turns an alert
 // already posted into a dropped resend) or dead-letters what the queue
 // cannot take. Dead letters are listed by ListDeadLetters and sent again
-// by Resend (analyze dlq, the web's /deadletters page).
+// by Resend (analyze dlq, the web's /deadletters page): a few calls within
+// a deadline (ResendAttempts, ResendDeadline), the original reason kept,
+// and a claim in the store first (claim.go) so parallel resends, from any
+// number of processes on the same store, deliver a letter once.
 //
 // # State
 //

@@ -33,6 +33,24 @@ type journalEntry struct {
 	Key        string    `json:"key"`
 	AcceptedAt time.Time `json:"accepted_at"`
 	Group      *Group    `json:"group"`
+	Attempts   int       `json:"attempts,omitempty"` // Slack calls made so far, all runs
+}
+
+// journalTries keeps the running count of Slack calls of j, so a restart
+// continues its budget instead of starting it over.
+func (s *Service) journalTries(j *job, tries int) {
+	if !s.journaling() || j.key == "" {
+		return
+	}
+	doc, err := json.Marshal(journalEntry{Key: j.key, AcceptedAt: j.accepted.UTC(), Group: j.g, Attempts: tries})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := s.docs.PutDoc(ctx, journalKind, j.key, doc); err != nil {
+		s.log.Debug("attempt count not kept in the journal", "alert", j.key, "error", err)
+	}
 }
 
 func (s *Service) journaling() bool { return s.docs != nil && !s.cfg.NoJournal }
@@ -133,13 +151,23 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	s.jMu.Unlock()
 	resumed := 0
 	for _, key := range keys {
-		g, err := s.journalGroup(ctx, key)
+		e, err := s.journalGroup(ctx, key)
 		if err != nil {
 			s.log.Error("accepted alert unreadable in the journal; dropped from it", "alert", key, "error", err)
 			s.journalDone(key)
 			continue
 		}
-		switch ok, err := s.requeue(key, g); {
+		g := e.Group
+		if e.AcceptedAt.IsZero() {
+			e.AcceptedAt = s.cfg.Now()
+		}
+		if e.Attempts >= s.cfg.MaxAttempts || !s.cfg.Now().Before(e.AcceptedAt.Add(s.cfg.DeliveryBudget)) {
+			s.deadLetter(g, nil, "slack", fmt.Sprintf("gave up after %d attempts since %s (delivery budget %v, attempts kept across restarts)",
+				e.Attempts, e.AcceptedAt.UTC().Format(time.RFC3339), s.cfg.DeliveryBudget), e.Attempts)
+			s.journalDone(key)
+			continue
+		}
+		switch ok, err := s.requeue(&job{g: g, key: key, accepted: e.AcceptedAt, spent: e.Attempts}); {
 		case err != nil:
 			s.deadLetter(g, nil, "restart", "faultline restarted with the alert queue full: "+err.Error(), 0)
 			s.journalDone(key)
@@ -153,7 +181,7 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	return resumed, nil
 }
 
-func (s *Service) journalGroup(ctx context.Context, key string) (*Group, error) {
+func (s *Service) journalGroup(ctx context.Context, key string) (*journalEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	doc, err := s.docs.GetDoc(ctx, journalKind, key)
@@ -167,11 +195,12 @@ func (s *Service) journalGroup(ctx context.Context, key string) (*Group, error) 
 	if e.Group == nil || e.Group.ID == "" {
 		return nil, errors.New("no alert group in the entry")
 	}
-	return e.Group, nil
+	return &e, nil
 }
 
 // requeue queues a journalled group without writing it again.
-func (s *Service) requeue(key string, g *Group) (bool, error) {
+func (s *Service) requeue(j *job) (bool, error) {
+	key, g := j.key, j.g
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -184,7 +213,7 @@ func (s *Service) requeue(key string, g *Group) (bool, error) {
 	if len(ch) == cap(ch) {
 		return false, ErrQueueFull
 	}
-	ch <- &job{g: g, key: key}
+	ch <- j
 	s.pending[key] = true
 	s.m.queued.Inc()
 	return true, nil

@@ -13,19 +13,41 @@ import (
 // ErrNoDeadLetter is a dead-letter id that is not (or no longer) listed.
 var ErrNoDeadLetter = errors.New("no such dead letter")
 
-// Resend delivers the dead letter id now, with the usual retries and
-// breaker (the message kept with it, or, when none was built, a new one
-// from a fresh analysis). Delivered, it leaves the list; not delivered, it
-// stays listed with the new error. Resending a letter already resent is
-// ErrNoDeadLetter.
+// Resend delivers the dead letter id now (the message kept with it, or,
+// when none was built, a new one from a fresh analysis), with at most
+// Config.ResendAttempts Slack calls within Config.ResendDeadline.
+// Delivered, it leaves the list; not delivered, it stays listed with its
+// original reason and error, the resend's error beside them. Resending a
+// letter already resent is ErrNoDeadLetter; one another request or
+// process is resending right now is ErrResendInProgress (see claim.go):
+// parallel resends deliver it once.
 func (s *Service) Resend(ctx context.Context, id string) error {
 	if s.docs == nil {
 		return ErrNoDeadLetter
 	}
+	if !s.claimLocal(id) {
+		return ErrResendInProgress
+	}
+	defer s.releaseLocal(id)
+	if _, err := s.loadDeadLetter(ctx, id); err != nil {
+		return err // not listed: no claim needed
+	}
+	token, err := s.claimStored(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer s.releaseStored(id, token)
+	// Loaded again under the claim: a rival may have delivered it meanwhile.
 	dl, err := s.loadDeadLetter(ctx, id)
 	if err != nil {
 		return err
 	}
+	return s.resend(ctx, dl)
+}
+
+func (s *Service) resend(ctx context.Context, dl *DeadLetter) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ResendDeadline)
+	defer cancel()
 	now := s.cfg.Now()
 	msg := dl.Message
 	if msg == nil {
@@ -39,9 +61,16 @@ func (s *Service) Resend(ctx context.Context, id string) error {
 	if st := s.loadState(ctx, dl.Group.ID); st != nil {
 		prev = st.Posted
 	}
-	posted, attempts, err := s.deliver(ctx, msg, prev)
+	posted, attempts, err := s.deliver(ctx, msg, prev, budget{maxTries: s.cfg.ResendAttempts, deadline: now.Add(s.cfg.ResendDeadline)})
 	if err != nil {
-		dl.Error, dl.Attempts, dl.Message = s.red.string(err.Error()), dl.Attempts+attempts, msg
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("resend interrupted after %d attempts", attempts)
+		} else if ctx.Err() != nil {
+			err = fmt.Errorf("resend deadline of %v passed after %d attempts", s.cfg.ResendDeadline, attempts)
+		}
+		// The original Reason and Error stay: they say why it is here.
+		dl.ResendError, dl.ResentAt = s.red.string(err.Error()), now.UTC()
+		dl.Attempts, dl.Message = dl.Attempts+attempts, msg
 		if perr := s.putDoc(deadLetterKind, dl.ID, dl); perr != nil {
 			s.log.Warn("dead letter not updated after a failed resend", "dead_letter", dl.ID, "error", perr)
 		}
@@ -50,7 +79,7 @@ func (s *Service) Resend(ctx context.Context, id string) error {
 	s.m.delivered.WithLabelValues("resent").Inc()
 	s.saveState(ctx, dl.Group, posted, prev, now)
 	s.log.Info("dead letter resent to Slack", "dead_letter", dl.ID, "group", dl.Group.ID)
-	return s.unlistDeadLetter(ctx, dl.ID)
+	return s.unlistDeadLetter(context.WithoutCancel(ctx), dl.ID)
 }
 
 func (s *Service) loadDeadLetter(ctx context.Context, id string) (*DeadLetter, error) {

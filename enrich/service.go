@@ -57,14 +57,17 @@ type Service struct {
 	jMu     sync.Mutex // serialises the accepted-alert journal
 	journal []string   // its index: keys of accepted, unsettled alerts
 
-	mu      sync.Mutex
-	pending map[string]bool // dedupe keys queued or in progress
-	closed  bool
+	mu        sync.Mutex
+	pending   map[string]bool // dedupe keys queued or in progress
+	resending map[string]bool // dead letters being resent by this process
+	closed    bool
 }
 
 type job struct {
-	g   *Group
-	key string
+	g        *Group
+	key      string
+	accepted time.Time // when the hook took it (journalled)
+	spent    int       // Slack calls earlier runs made for it
 }
 
 // New builds the service and starts its workers. an may be nil (every
@@ -86,7 +89,7 @@ func New(cfg Config, an Analyzer, docs DocStore, reg prometheus.Registerer, log 
 	if err != nil {
 		return nil, fmt.Errorf("cannot register the enrichment metrics: %w", err)
 	}
-	s := &Service{cfg: cfg, an: an, docs: docs, log: log, m: m, pending: map[string]bool{},
+	s := &Service{cfg: cfg, an: an, docs: docs, log: log, m: m, pending: map[string]bool{}, resending: map[string]bool{},
 		red:   newRedactor(cfg.Token, cfg.WebhookURL, cfg.HookToken),
 		mopts: MessageOptions{PublicURL: cfg.PublicURL, Top: cfg.Top}}
 	s.br = newBreaker(cfg.BreakerFailures, cfg.BreakerCooldown, cfg.Now, func(open bool) {
@@ -149,7 +152,7 @@ func (s *Service) Enqueue(g *Group) (bool, error) {
 		return false, ErrNotKept
 	}
 	// Only senders hold s.mu and the shard had room: this cannot block.
-	ch <- &job{g: g, key: key}
+	ch <- &job{g: g, key: key, accepted: s.cfg.Now()}
 	s.pending[key] = true
 	s.m.queued.Inc()
 	s.m.received.WithLabelValues(string(g.Source), string(g.Status)).Inc()
@@ -197,7 +200,7 @@ func (s *Service) work(ch chan *job) {
 		if s.ctx.Err() != nil {
 			s.deadLetter(j.g, nil, "shutdown", "faultline shut down before the message was sent", 0)
 		} else {
-			s.process(s.ctx, j.g)
+			s.processJob(s.ctx, j)
 		}
 		s.journalDone(j.key)
 		s.mu.Lock()
@@ -206,10 +209,23 @@ func (s *Service) work(ch chan *job) {
 	}
 }
 
-// process delivers one alert group: dedupe against the stored state,
-// analyse, build, post or update, remember.
+// process delivers one alert group accepted now.
 func (s *Service) process(ctx context.Context, g *Group) {
-	now := s.cfg.Now()
+	s.processJob(ctx, &job{g: g, accepted: s.cfg.Now()})
+}
+
+// processJob delivers one alert group: dedupe against the stored state,
+// analyse, build, post or update, remember. Its delivery budget runs from
+// when it was accepted, across restarts.
+func (s *Service) processJob(ctx context.Context, j *job) {
+	g, now := j.g, s.cfg.Now()
+	if j.accepted.IsZero() {
+		j.accepted = now
+	}
+	b := s.deliveryBudget(j.accepted, j.spent)
+	if j.key != "" {
+		b.onTry = func(n int) { s.journalTries(j, n) }
+	}
 	st := s.loadState(ctx, g.ID)
 	if st != nil && st.Status == g.Status && st.Hash == g.Hash && now.Sub(st.DeliveredAt) < s.cfg.DedupeWindow {
 		s.m.duplicates.Inc()
@@ -230,7 +246,7 @@ func (s *Service) process(ctx context.Context, g *Group) {
 	if st != nil {
 		prev = st.Posted
 	}
-	posted, attempts, err := s.deliver(ctx, msg, prev)
+	posted, attempts, err := s.deliver(ctx, msg, prev, b)
 	if err != nil {
 		reason := "slack"
 		if ctx.Err() != nil {
@@ -275,13 +291,34 @@ func (s *Service) linkAlertRunbook(ctx context.Context, g *Group, rep *rootcause
 	}
 }
 
-// deliver sends msg with retries, backoff, Retry-After and the breaker.
-// Its errors are redacted.
-func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted) (Posted, int, error) {
-	deadline := s.cfg.Now().Add(s.cfg.DeliveryBudget)
-	attempts, tries := 0, 0
+// budget bounds the delivery of one message: every Slack call counts
+// (breaker probes too, so a Slack that keeps failing ends in a dead
+// letter rather than being probed until the deadline), spent is what
+// earlier runs already used (kept in the journal across restarts), and
+// onTry, when set, is told each call's running total.
+type budget struct {
+	maxTries int
+	spent    int
+	deadline time.Time
+	onTry    func(tries int)
+}
+
+// deliveryBudget is the budget of a queued alert accepted at accepted.
+func (s *Service) deliveryBudget(accepted time.Time, spent int) budget {
+	return budget{maxTries: s.cfg.MaxAttempts, spent: spent, deadline: accepted.Add(s.cfg.DeliveryBudget)}
+}
+
+// deliver sends msg with retries, backoff, Retry-After and the breaker,
+// within b. It returns the calls made (earlier runs' included). Its errors
+// are redacted.
+func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted, b budget) (Posted, int, error) {
+	deadline := b.deadline
+	tries := b.spent
+	if tries >= b.maxTries || !s.cfg.Now().Before(deadline) {
+		return Posted{}, tries, fmt.Errorf("gave up after %d attempts over the delivery budget of %v", tries, s.cfg.DeliveryBudget)
+	}
 	for {
-		ok, probe, wait := s.br.allow()
+		ok, _, wait := s.br.allow()
 		if !ok {
 			s.m.slackCalls.WithLabelValues("breaker_open").Inc()
 			if s.cfg.Now().Add(wait).After(deadline) {
@@ -292,10 +329,10 @@ func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted) (Poste
 			}
 			continue
 		}
-		if !probe {
-			attempts++
-		}
 		tries++
+		if b.onTry != nil {
+			b.onTry(tries)
+		}
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 		p, err := s.post(cctx, msg, prev)
 		cancel()
@@ -310,7 +347,7 @@ func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted) (Poste
 			s.br.release()
 			return Posted{}, tries, rerr
 		}
-		wait = s.backoff(attempts)
+		wait = s.backoff(tries - b.spent)
 		switch kind {
 		case outcomePermanent:
 			s.br.success()
@@ -331,7 +368,7 @@ func (s *Service) deliver(ctx context.Context, msg *Message, prev Posted) (Poste
 			s.m.slackCalls.WithLabelValues("error").Inc()
 		}
 		s.log.Warn("Slack call failed", "attempt", tries, "retry_in", wait, "error", rerr)
-		if attempts >= s.cfg.MaxAttempts {
+		if tries >= b.maxTries {
 			return Posted{}, tries, fmt.Errorf("gave up after %d attempts: %w", tries, rerr)
 		}
 		if s.cfg.Now().Add(wait).After(deadline) {

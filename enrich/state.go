@@ -37,8 +37,12 @@ type DeadLetter struct {
 	Reason   string    `json:"reason"` // slack, shutdown, restart
 	Error    string    `json:"error"`
 	Attempts int       `json:"attempts"`
-	Group    *Group    `json:"group"`
-	Message  *Message  `json:"message,omitempty"`
+	// ResendError is the latest failed resend's error (redacted), at
+	// ResentAt; Reason and Error keep why the letter was made.
+	ResendError string    `json:"resend_error,omitempty"`
+	ResentAt    time.Time `json:"resent_at,omitzero"`
+	Group       *Group    `json:"group"`
+	Message     *Message  `json:"message,omitempty"`
 }
 
 func (s *Service) loadState(ctx context.Context, id string) *groupState {

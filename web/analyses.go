@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
-
-	"github.com/faultline/faultline/rootcause"
 )
 
 // errBusy is an analysis refused because the running ones and the queue
@@ -18,10 +16,11 @@ var errBusy = errors.New("busy")
 // busyRetryAfter is what a refused request is told to wait.
 const busyRetryAfter = 5 * time.Second
 
-// analysisPool bounds the incident analyses: at most `slots` run at once
-// (one analysis of a large window takes hundreds of MB), at most `queue`
-// more wait for a slot, and past that a request is refused with errBusy.
-// Requests for the same query share one analysis (a flight); a flight is
+// analysisPool bounds the analyses, incidents and traces alike: at most
+// `slots` run at once (one analysis of a large window, or of a trace of
+// 100 000 spans, takes hundreds of MB), at most `queue` more wait for a
+// slot, and past that a request is refused with errBusy. Requests for the
+// same key (an IncidentQuery, a traceKey) share one analysis (a flight); a flight is
 // cancelled when the last request waiting for it leaves, so a client that
 // hangs up does not leave work behind.
 type analysisPool struct {
@@ -30,26 +29,26 @@ type analysisPool struct {
 
 	mu      sync.Mutex
 	waiting int // flights waiting for a slot
-	flights map[IncidentQuery]*flight
+	flights map[any]*flight
 }
 
 type flight struct {
 	done    chan struct{}
-	rep     *rootcause.Report
+	rep     any
 	err     error
 	waiters int
 	cancel  context.CancelFunc
 }
 
 func newAnalysisPool(slots, queue int) *analysisPool {
-	return &analysisPool{slots: make(chan struct{}, slots), queue: queue, flights: map[IncidentQuery]*flight{}}
+	return &analysisPool{slots: make(chan struct{}, slots), queue: queue, flights: map[any]*flight{}}
 }
 
 // do returns run's result for q, joining a flight for the same q when one
 // is under way. run gets a context that ends at timeout or when every
 // request waiting for it has left; ctx is this request's.
-func (p *analysisPool) do(ctx context.Context, q IncidentQuery, timeout time.Duration,
-	run func(context.Context) (*rootcause.Report, error)) (*rootcause.Report, error) {
+func (p *analysisPool) do(ctx context.Context, q any, timeout time.Duration,
+	run func(context.Context) (any, error)) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,7 +79,7 @@ func (p *analysisPool) do(ctx context.Context, q IncidentQuery, timeout time.Dur
 
 // leave drops a waiter; the last one out cancels the flight if it is still
 // running and lets the next request for q start afresh.
-func (p *analysisPool) leave(q IncidentQuery, f *flight) {
+func (p *analysisPool) leave(q any, f *flight) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f.waiters--
@@ -96,7 +95,7 @@ func (p *analysisPool) leave(q IncidentQuery, f *flight) {
 // fly waits for a slot (or for its waiters to leave), runs the analysis
 // and publishes the result. A panic becomes errPanic: no middleware
 // recovers this goroutine.
-func (p *analysisPool) fly(ctx context.Context, q IncidentQuery, f *flight, run func(context.Context) (*rootcause.Report, error)) {
+func (p *analysisPool) fly(ctx context.Context, q any, f *flight, run func(context.Context) (any, error)) {
 	defer close(f.done)
 	defer f.cancel()
 	select {

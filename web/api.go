@@ -9,6 +9,7 @@ import (
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/runbookgen"
+	"github.com/faultline/faultline/schema"
 	"github.com/gin-gonic/gin"
 )
 
@@ -75,7 +76,7 @@ func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInp
 // the last request waiting for it leaves. The result is cached (see
 // reportCache).
 func (s *server) analyse(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
-	rep, err := s.pool.do(ctx, q, s.cfg.RequestTimeout, func(actx context.Context) (*rootcause.Report, error) {
+	v, err := s.pool.do(ctx, q, s.cfg.RequestTimeout, func(actx context.Context) (any, error) {
 		rep, err := s.backend.Incident(actx, q)
 		if err != nil {
 			return nil, err
@@ -93,7 +94,30 @@ func (s *server) analyse(ctx context.Context, q IncidentQuery) (*rootcause.Repor
 		s.log.Error("panic analysing incident", "panic", err.Error())
 		return nil, errPanic
 	}
+	rep, _ := v.(*rootcause.Report)
 	return rep, err
+}
+
+// traceKey is a trace analysis's key in the pool.
+type traceKey struct{ id schema.TraceID }
+
+// analyseTrace runs the backend's trace analysis through the same pool as
+// the incidents: bounded (503 past the queue), and one analysis for
+// every request for the same trace meanwhile.
+func (s *server) analyseTrace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
+	v, err := s.pool.do(ctx, traceKey{id}, s.cfg.RequestTimeout, func(actx context.Context) (any, error) {
+		res, err := s.backend.Trace(actx, id)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+	if errors.Is(err, errPanic) {
+		s.log.Error("panic analysing trace", "panic", err.Error())
+		return nil, errPanic
+	}
+	res, _ := v.(*correlate.Result)
+	return res, err
 }
 
 // trace parses the id and asks the backend.
@@ -102,7 +126,7 @@ func (s *server) trace(c *gin.Context) (*correlate.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.backend.Trace(c.Request.Context(), id)
+	res, err := s.analyseTrace(c.Request.Context(), id)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load trace %s: %w", id, err)
 	}

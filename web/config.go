@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -59,6 +60,16 @@ type Config struct {
 	DeadLetters DeadLetters
 	// Hooks, when non-nil, is mounted at /hooks/ (alert webhooks).
 	Hooks http.Handler
+	// HookToken, when set, is the bearer token the hooks require: wrong
+	// ones are rate-limited like failed sign-ins (see guardHooks).
+	HookToken string
+	// Metrics, when non-nil, is served at /metrics, behind the same access
+	// control as the API when it is on (a bearer token or basic auth for
+	// scrapers; no redirect to the form).
+	Metrics http.Handler
+	// Health, when set, is asked by /healthz: an error makes it 503 (one
+	// wrapping ErrUnhealthy says the store is damaged).
+	Health func(ctx context.Context) error
 	// Now is the clock (default time.Now); tests set it.
 	Now func() time.Time
 }

@@ -34,6 +34,9 @@ type DeadLetter struct {
 	Service  string    `json:"service,omitempty"`
 	Severity string    `json:"severity,omitempty"`
 	Status   string    `json:"status"`
+	// ResendError is the latest failed resend's error; Reason and Error
+	// stay why the letter was made.
+	ResendError string `json:"resend_error,omitempty"`
 }
 
 // maxDeadLettersShown caps the rows of the page.
@@ -62,10 +65,13 @@ func (s *server) deadLettersPage(c *gin.Context) {
 		return
 	}
 	v := deadLettersView{CSRF: s.csrfToken(c.Request)}
-	if id := c.Query("resent"); id != "" {
+	// The notices name only what the server knows: a letter this server
+	// resent lately, or one still listed; any other text in the URL is
+	// ignored.
+	if id := c.Query("resent"); id != "" && s.resent.has(id, s.cfg.Now()) {
 		v.Notice = "Resent " + truncate(id, 80) + " to Slack."
 	}
-	if id := c.Query("failed"); id != "" {
+	if id := c.Query("failed"); id != "" && listed(list, id) {
 		v.Problem = "Slack did not take " + truncate(id, 80) + "; it stays listed with the new error."
 	}
 	if len(list) > maxDeadLettersShown {
@@ -73,6 +79,15 @@ func (s *server) deadLettersPage(c *gin.Context) {
 	}
 	v.Letters = list
 	s.render(c, http.StatusOK, "deadletters", "Dead letters", v)
+}
+
+func listed(list []DeadLetter, id string) bool {
+	for _, dl := range list {
+		if dl.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // apiDeadLetters serves GET /api/v1/deadletters.
@@ -125,6 +140,9 @@ func (s *server) resendDeadLetter(c *gin.Context) {
 	case errors.Is(err, schema.ErrNotFound):
 		s.failNotFound(c, "no such dead letter; it may have been resent already")
 		return
+	case errors.Is(err, ErrConflict):
+		s.fail(c, err)
+		return
 	case err != nil:
 		s.log.Warn("dead letter not resent", "dead_letter", truncate(id, 80), "error", err)
 		if isAPI(c) {
@@ -134,6 +152,7 @@ func (s *server) resendDeadLetter(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, "/deadletters?failed="+url.QueryEscape(id))
 		return
 	}
+	s.resent.add(id, s.cfg.Now())
 	if isAPI(c) {
 		c.JSON(http.StatusOK, gin.H{"status": "resent", "id": id})
 		return

@@ -36,6 +36,10 @@ func classify(err error) httpError {
 		return httpError{http.StatusForbidden, "this form has expired or came from another site; reload the page and try again"}
 	case errors.Is(err, errNoDLQ):
 		return httpError{http.StatusNotFound, "alert enrichment is not configured, so there are no dead letters"}
+	case errors.Is(err, ErrUnhealthy):
+		return httpError{http.StatusInternalServerError, "the store is damaged (corrupt) and cannot be read; restore it from a backup (the details are in the server log)"}
+	case errors.Is(err, ErrConflict):
+		return httpError{http.StatusConflict, "that dead letter is being resent right now; reload the list in a moment"}
 	case errors.Is(err, errResendFail):
 		return httpError{http.StatusBadGateway, "Slack did not take the message; it stays listed, and the details are in the server log"}
 	case errors.Is(err, errNoRoute):

@@ -58,8 +58,9 @@ func (p *mdParser) block() {
 	switch {
 	case t == "":
 		p.i++
-	case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-		p.fence(t[:3], strings.TrimSpace(t[3:]))
+	case fenceOpen(t) > 0:
+		n := fenceOpen(t)
+		p.fence(t[:n], strings.TrimSpace(t[n:]))
 	case headingLevel(t) > 0:
 		lvl := headingLevel(t)
 		text := strings.TrimSpace(strings.TrimRight(t[lvl:], "#"))
@@ -115,7 +116,7 @@ func stripMarker(t string) string {
 func (p *mdParser) fence(marker, lang string) {
 	p.i++
 	var body []string
-	for p.i < len(p.lines) && !strings.HasPrefix(strings.TrimSpace(p.lines[p.i]), marker) {
+	for p.i < len(p.lines) && !fenceCloses(strings.TrimSpace(p.lines[p.i]), marker) {
 		body = append(body, p.lines[p.i])
 		p.i++
 	}
@@ -149,7 +150,7 @@ func (p *mdParser) list(kind, first string) {
 		line := p.lines[p.i]
 		t := strings.TrimSpace(line)
 		switch {
-		case t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+		case t == "" || fenceOpen(t) > 0:
 			flush()
 			p.out = append(p.out, b)
 			return
@@ -170,7 +171,7 @@ func (p *mdParser) list(kind, first string) {
 }
 
 func startsBlock(t string) bool {
-	return headingLevel(t) > 0 || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "|")
+	return headingLevel(t) > 0 || fenceOpen(t) > 0 || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "|")
 }
 
 func (p *mdParser) paragraph() {
@@ -202,9 +203,13 @@ func (p *mdParser) table() {
 }
 
 func tableCells(line string) [][]mdSpan {
-	t := strings.Trim(strings.TrimSpace(line), "|")
+	t := strings.TrimSpace(line)
+	t = strings.TrimPrefix(t, "|")
+	if strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "\\|") {
+		t = t[:len(t)-1]
+	}
 	var cells [][]mdSpan
-	for _, c := range strings.Split(t, "|") {
+	for _, c := range splitCells(t) {
 		cells = append(cells, parseInline(strings.TrimSpace(c)))
 	}
 	return cells
@@ -248,4 +253,28 @@ func safeHref(raw string) string {
 		return u.String()
 	}
 	return ""
+}
+
+// fenceOpen is the length of the code fence t opens (CommonMark): three or
+// more backticks whose info string holds no backtick, or three or more
+// tildes; 0 when t opens none. A line such as "```` x ```` uses:" is a
+// code span, not a fence.
+func fenceOpen(t string) int {
+	if t == "" || (t[0] != '`' && t[0] != '~') {
+		return 0
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return 0
+	}
+	return n
+}
+
+// fenceCloses reports whether t closes a fence opened by marker: the same
+// character, at least as many, and nothing else.
+func fenceCloses(t, marker string) bool {
+	return len(t) >= len(marker) && strings.Trim(t, marker[:1]) == ""
 }

@@ -44,9 +44,13 @@ func inlineAt(s string, depth int) (mdSpan, int) {
 	}
 	switch s[0] {
 	case '`':
-		if j := strings.IndexByte(s[1:], '`'); j >= 0 {
-			return mdSpan{Kind: "code", Text: s[1 : j+1]}, j + 2
+		if text, n := codeSpanAt(s); n > 0 {
+			return mdSpan{Kind: "code", Text: text}, n
 		}
+		// An unmatched run of backticks is literal text, all of it: no
+		// span may start inside it.
+		n := backtickRun(s)
+		return mdSpan{Kind: "text", Text: s[:n]}, n
 	case '*', '_':
 		if strings.HasPrefix(s, "**") || strings.HasPrefix(s, "__") {
 			if j := strings.Index(s[2:], s[:2]); j > 0 {
@@ -82,4 +86,63 @@ func linkAt(s string, depth int) (mdSpan, int) {
 		return mdSpan{Kind: "link", Href: href, Children: parseInlineDepth(text, depth+1)}, end + 3 + close
 	}
 	return mdSpan{Kind: "em", Children: parseInlineDepth(text, depth+1)}, end + 3 + close
+}
+
+// backtickRun is the length of the run of backticks s starts with.
+func backtickRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '`' {
+		n++
+	}
+	return n
+}
+
+// codeSpanAt reads a CommonMark code span at the start of s: a run of n
+// backticks closed by the next run of exactly n, so text holding shorter
+// or longer runs stays inside (runbookgen fences log text that way). One
+// space each side is stripped when both are there. n 0: no span.
+func codeSpanAt(s string) (string, int) {
+	open := backtickRun(s)
+	for j := open; j < len(s); {
+		if s[j] != '`' {
+			j++
+			continue
+		}
+		run := backtickRun(s[j:])
+		if run == open {
+			text := s[open:j]
+			if len(text) >= 2 && text[0] == ' ' && text[len(text)-1] == ' ' && strings.Trim(text, " ") != "" {
+				text = text[1 : len(text)-1]
+			}
+			return text, j + run
+		}
+		j += run
+	}
+	return "", 0
+}
+
+// splitCells splits a table row on the pipes that are neither escaped
+// nor inside a code span.
+func splitCells(t string) []string {
+	var cells []string
+	start := 0
+	for i := 0; i < len(t); {
+		switch t[i] {
+		case '\\':
+			i += 2
+		case '`':
+			if _, n := codeSpanAt(t[i:]); n > 0 {
+				i += n
+			} else {
+				i += backtickRun(t[i:])
+			}
+		case '|':
+			cells = append(cells, t[start:i])
+			i++
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(cells, t[min(start, len(t)):])
 }

@@ -22,6 +22,7 @@ type server struct {
 	sessions *sessionStore
 	logins   *loginLimiter
 	key      []byte // random per process: CSRF tokens without a session
+	resent   resentLog
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil
@@ -60,13 +61,16 @@ func (s *server) routes() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = false
 	r.Use(s.recoverPanics, securityHeaders, s.logRequests)
-	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	r.GET("/healthz", s.healthz)
 	r.GET("/static/*path", s.serveAsset)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.loginSubmit)
 	r.POST("/logout", s.logout)
 	if s.cfg.Hooks != nil {
-		r.Any("/hooks/*path", gin.WrapH(s.cfg.Hooks))
+		r.Any("/hooks/*path", s.guardHooks)
+	}
+	if s.cfg.Metrics != nil {
+		r.GET("/metrics", s.requireAuthStrict, gin.WrapH(s.cfg.Metrics))
 	}
 	g := r.Group("/", s.requireAuth, s.withTimeout)
 	g.GET("/", func(c *gin.Context) { c.Redirect(http.StatusFound, "/incident") })

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/faultline/faultline/analysis"
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/web"
 )
 
@@ -24,6 +27,9 @@ const recentReports = 8
 // the runbooks of recently shown candidates from memory.
 type webBackend struct {
 	eng *analysis.Engine
+	// damaged is the first read error that found the store corrupt: from
+	// then on /healthz says so (see health).
+	damaged atomic.Pointer[error]
 
 	mu     sync.Mutex
 	recent []*rootcause.Report // newest last, at most recentReports
@@ -43,7 +49,7 @@ func (b *webBackend) Incident(ctx context.Context, q web.IncidentQuery) (*rootca
 	case errors.Is(err, rootcause.ErrBadWindow):
 		return nil, fmt.Errorf("%w: %v", web.ErrBadInput, err)
 	case err != nil:
-		return nil, err
+		return nil, b.note(err)
 	}
 	b.remember(rep)
 	return rep, nil
@@ -51,7 +57,67 @@ func (b *webBackend) Incident(ctx context.Context, q web.IncidentQuery) (*rootca
 
 // Trace explains one trace; unknown ids wrap schema.ErrNotFound.
 func (b *webBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
-	return b.eng.Trace(ctx, id)
+	res, err := b.eng.Trace(ctx, id)
+	return res, b.note(err)
+}
+
+// note keeps the first error that found the store damaged and marks such
+// errors web.ErrUnhealthy, so the page says the store is corrupt.
+func (b *webBackend) note(err error) error {
+	if !errors.Is(err, store.ErrCorrupt) {
+		return err
+	}
+	b.damaged.CompareAndSwap(nil, &err)
+	return fmt.Errorf("%w: %w", web.ErrUnhealthy, err)
+}
+
+// integrityChecker is a store that can check its file in use (the
+// embedded one opened read-write).
+type integrityChecker interface {
+	CheckIntegrity(ctx context.Context) error
+}
+
+// healthCheckEvery spaces the integrity checks /healthz runs.
+const healthCheckEvery = 5 * time.Minute
+
+// health is /healthz's check: damage a read found (sticky), else a small
+// read (the store's stats and bounds). When the store can check its file
+// in use (the embedded one opened read-write), a check runs in the
+// background at most every healthCheckEvery, so a probe never waits for
+// it; damage it finds is sticky too. Corruption wraps web.ErrUnhealthy.
+func (b *webBackend) health(st store.Store) func(context.Context) error {
+	var mu sync.Mutex
+	var last time.Time
+	check := func() {
+		ic, ok := st.(integrityChecker)
+		if !ok {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < healthCheckEvery {
+			return
+		}
+		last = time.Now()
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := ic.CheckIntegrity(ctx); errors.Is(err, store.ErrCorrupt) {
+				b.damaged.CompareAndSwap(nil, &err)
+			}
+		}()
+	}
+	return func(ctx context.Context) error {
+		check()
+		if p := b.damaged.Load(); p != nil {
+			return fmt.Errorf("%w: %w", web.ErrUnhealthy, *p)
+		}
+		_, err := st.Stats(ctx)
+		if err == nil {
+			_, _, err = st.Bounds(ctx)
+		}
+		return b.note(err)
+	}
 }
 
 // Runbook loads a saved runbook or a kind's generic one, falling back on
@@ -66,7 +132,7 @@ func (b *webBackend) Runbook(ctx context.Context, id string) (*runbookgen.Runboo
 			return rb, nil
 		}
 	}
-	return rb, err
+	return rb, b.note(err)
 }
 
 func (b *webBackend) remember(rep *rootcause.Report) {

@@ -99,7 +99,7 @@ func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger
 		}
 		probe.Close()
 	}
-	st, err := store.Open(ctx, s.url, store.Options{ReadOnly: readOnly, Logger: log})
+	st, err := s.open(ctx, readOnly, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,6 +117,36 @@ func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger
 		return nil, nil, err
 	}
 	return eng, func() { st.Close() }, nil
+}
+
+// writeProbe is the document a reading command writes to learn whether
+// the store takes writes (an immutable file, a directory it may not write).
+const writeProbeKind, writeProbeID = "analyze-write-probe", "last"
+
+// open opens the store for reading and, unless readOnly, for writing. A
+// reading command (not s.create) on a store it may read but not write
+// (an immutable file, a directory without write permission) falls back to
+// reading only, with a warning: what it would keep (candidate runbooks) is
+// then not kept.
+func (s *storeFlags) open(ctx context.Context, readOnly bool, log *slog.Logger) (store.Store, error) {
+	st, err := store.Open(ctx, s.url, store.Options{ReadOnly: readOnly, Logger: log})
+	if readOnly || s.create || errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrNoStore) {
+		return st, err
+	}
+	if err == nil {
+		perr := st.PutDoc(ctx, writeProbeKind, writeProbeID, []byte(time.Now().UTC().Format(time.RFC3339)))
+		if perr == nil || ctx.Err() != nil {
+			return st, nil
+		}
+		st.Close()
+		err = perr
+	}
+	ro, rerr := store.Open(ctx, s.url, store.Options{ReadOnly: true, Logger: log})
+	if rerr != nil {
+		return nil, err
+	}
+	log.Warn("store not writable; opened read-only, so candidate runbooks are not kept in it", "error", err)
+	return ro, nil
 }
 
 // logger writes warnings to stderr as plain text.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/evaluate"
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
@@ -82,7 +83,7 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 		return err
 	}
 	fmt.Fprintf(e.Stdout, "Simulated %d records (%s) across %d files; loading them into %s through the ingest path…\n\n",
-		len(inc.Records), c.Truth.RootCause.Kind, len(c.Files), f.url)
+		len(inc.Records), c.Truth.RootCause.Kind, len(c.Files), cli.TerminalSafe(f.url))
 	eng, closeFn, err := f.engine(ctx, false, logger(e))
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s --from %s --to %s\n\n", f.url,
+	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s --from %s --to %s\n\n", cli.TerminalSafe(f.url),
 		c.Truth.Window.From.Format(time.RFC3339), c.Truth.Window.To.Format(time.RFC3339))
 	if err := writeIncident(e.Stdout, rep); err != nil {
 		return err
@@ -109,8 +110,12 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.Stdout, "\n$ analyze trace --store %s %s\n\n", f.url, id)
-		if err := correlate.WriteText(e.Stdout, res); err != nil {
+		fmt.Fprintf(e.Stdout, "\n$ analyze trace --store %s %s\n\n", cli.TerminalSafe(f.url), id)
+		tw := &terminalWriter{w: e.Stdout}
+		if err := correlate.WriteText(tw, res); err != nil {
+			return err
+		}
+		if err := tw.flush(); err != nil {
 			return err
 		}
 	}
@@ -122,11 +127,11 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 		}
 	}
 	fmt.Fprintf(e.Stdout, "\nThe simulator injected %s into %s at %s; faultline %s.\n",
-		c.Truth.RootCause.Kind, c.Truth.RootCause.Service, c.Truth.Onset.Format("15:04:05"), verdict)
+		c.Truth.RootCause.Kind, cli.TerminalSafe(c.Truth.RootCause.Service), c.Truth.Onset.Format("15:04:05"), verdict)
 	if len(rep.Candidates) > 0 && rep.Candidates[0].Runbook != nil {
-		fmt.Fprintf(e.Stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", f.url, rep.Candidates[0].Runbook.ID)
+		fmt.Fprintf(e.Stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", cli.TerminalSafe(f.url), rep.Candidates[0].Runbook.ID)
 	}
-	fmt.Fprintf(e.Stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", f.url)
+	fmt.Fprintf(e.Stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", cli.TerminalSafe(f.url))
 	return nil
 }
 

@@ -167,7 +167,10 @@ func dlqResend(ctx context.Context, e *env, f *dlqFlags, ids []string) error {
 		err := svc.Resend(ctx, id)
 		switch {
 		case errors.Is(err, enrich.ErrNoDeadLetter):
-			return badUsage("no dead letter %q; see 'analyze dlq list'", truncate(id, 80))
+			return badUsage("no dead letter %q (it may have been resent already); see 'analyze dlq list'", truncate(id, 80))
+		case errors.Is(err, enrich.ErrResendInProgress):
+			fmt.Fprintf(e.Stderr, "analyze dlq: %s; try again in a minute.\n", cli.TerminalSafe(errSentence(err)))
+			failed = append(failed, id)
 		case err != nil:
 			fmt.Fprintf(e.Stderr, "analyze dlq: %s\n", cli.TerminalSafe(errSentence(err))+".")
 			failed = append(failed, id)

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/patterns"
 )
 
@@ -172,9 +173,10 @@ func patternsPrint(w io.Writer, m *patterns.Miner, ids []string, asJSON bool) in
 		}
 		return exitOK
 	}
+	// Templates are log text: printed terminal-safe (no raw ESC or BEL).
 	bw := bufio.NewWriter(w)
 	for _, t := range doc.Templates {
-		fmt.Fprintf(bw, "%8d  %s  %s\n", t.Count, t.ID, t.Template)
+		fmt.Fprintf(bw, "%8d  %s  %s\n", t.Count, t.ID, cli.TerminalSafe(t.Template))
 	}
 	if err := bw.Flush(); err != nil {
 		return exitFail

@@ -74,6 +74,5 @@ func printRunbook(w io.Writer, rb *runbookgen.Runbook, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, rb)
 	}
-	_, err := io.WriteString(w, rb.Markdown)
-	return err
+	return terminalText(w, rb.Markdown) // log text inside: no raw control characters
 }

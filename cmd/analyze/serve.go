@@ -57,9 +57,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		err = badUsage("serve takes no arguments, got %q", truncate(pos[0], 40))
 	}
 	if err == nil {
-		if _, _, perr := net.SplitHostPort(f.listen); perr != nil {
-			err = badUsage("--listen %q is not an address such as :8080 or 127.0.0.1:8080", truncate(f.listen, 40))
-		}
+		err = checkListen(f.listen)
 	}
 	if err != nil {
 		return fail(e, "serve", err)
@@ -72,6 +70,16 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err := hs.check(e); err != nil {
 		return fail(e, "serve", err)
 	}
+	if t := strings.TrimSpace(f.hookToken); t != "" && t == cfg.AuthToken {
+		return fail(e, "serve", badUsage("the hook token is the same as the web's access token: "+
+			"anyone who can post alerts could then read every page and resend dead letters; give them different values"))
+	}
+	// Bound before the store is opened: a bad or busy port creates nothing.
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w); is another server using the port", f.listen, errors.Unwrap(err)))
+	}
+	defer ln.Close()
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// A server may start before anything was ingested: it creates the
 	// store, as ingest serve does, and shows an empty state until data comes.
@@ -93,21 +101,39 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		cfg.Hooks = http.HandlerFunc(hooksNotConfigured)
 	} else {
 		cfg.DeadLetters = webDeadLetters{svc}
+		cfg.HookToken = hookToken(e, hs)
 	}
-	h, err := web.New(cfg, newWebBackend(eng), log)
+	// /metrics shows alert counts, rejection reasons and the Slack
+	// breaker: behind the web's access control when it is on.
+	cfg.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	wb := newWebBackend(eng)
+	cfg.Health = wb.health(eng.Store)
+	h, err := web.New(cfg, wb, log)
 	if err != nil {
 		return fail(e, "serve", badUsage("%v", err))
 	}
-	return serveUntilDone(ctx, e, f.listen, withMetrics(h, reg), cfg)
+	return serveUntilDone(ctx, e, ln, h, cfg)
 }
 
-// withMetrics serves the Prometheus registry at /metrics (open, like
-// /healthz, for scrapers) and everything else with h.
-func withMetrics(h http.Handler, reg *prometheus.Registry) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.Handle("/", h)
-	return mux
+// checkListen refuses a listen address that cannot be bound as written
+// (no port, a port out of range), as ingest serve does.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return badUsage("--listen %q is not an address such as :8080 or 127.0.0.1:8080 (a port from 0 to 65535)", truncate(addr, 40))
+	}
+	return nil
+}
+
+// hookToken is the bearer token the hooks require ("" when none).
+func hookToken(e *env, hs hookSettings) string {
+	if t := strings.TrimSpace(hs.token); t != "" {
+		return t
+	}
+	return enrich.ConfigFromEnv(e.Getenv).HookToken
 }
 
 // hooksNotConfigured answers the alert webhooks when no Slack destination
@@ -161,12 +187,8 @@ func (f *serveFlags) webConfig() (web.Config, error) {
 
 // serveUntilDone listens on addr and serves h until ctx ends (SIGINT or
 // SIGTERM), then shuts down gracefully.
-func serveUntilDone(ctx context.Context, e *env, addr string, h http.Handler, cfg web.Config) int {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w); is another server using the port", addr, errors.Unwrap(err)))
-	}
-	srv := web.NewHTTPServer(addr, h, cfg)
+func serveUntilDone(ctx context.Context, e *env, ln net.Listener, h http.Handler, cfg web.Config) int {
+	srv := web.NewHTTPServer(ln.Addr().String(), h, cfg)
 	fmt.Fprintf(e.Stderr, "analyze serve: listening on http://%s\n", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -201,14 +223,17 @@ func (d webDeadLetters) DeadLetters(ctx context.Context) ([]web.DeadLetter, erro
 
 func (d webDeadLetters) Resend(ctx context.Context, id string) error {
 	err := d.svc.Resend(ctx, id)
-	if errors.Is(err, enrich.ErrNoDeadLetter) {
+	switch {
+	case errors.Is(err, enrich.ErrNoDeadLetter):
 		return fmt.Errorf("%w: %w", schema.ErrNotFound, err)
+	case errors.Is(err, enrich.ErrResendInProgress):
+		return fmt.Errorf("%w: %w", web.ErrConflict, err)
 	}
 	return err
 }
 
 func webDeadLetter(dl enrich.DeadLetter) web.DeadLetter {
-	w := web.DeadLetter{ID: dl.ID, At: dl.At, Reason: dl.Reason, Error: dl.Error, Attempts: dl.Attempts}
+	w := web.DeadLetter{ID: dl.ID, At: dl.At, Reason: dl.Reason, Error: dl.Error, Attempts: dl.Attempts, ResendError: dl.ResendError}
 	if g := dl.Group; g != nil {
 		w.Title, w.Service, w.Severity, w.Status = g.Title, g.Service, g.Severity, string(g.Status)
 	}
