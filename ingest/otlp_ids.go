@@ -73,23 +73,35 @@ func scrubOTLPIDs(body []byte, kind string) ([]byte, map[int]Reason) {
 // anything but an unsigned 64-bit integer, as a string or a number.
 func hasSuspectTime(body []byte) bool {
 	for _, k := range otlpTimeKeys {
-		pat := []byte(`"` + k + `"`)
-		for rest := body; ; {
-			i := bytes.Index(rest, pat)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(pat):]
-			j := skipWS(rest, 0)
-			if j >= len(rest) || rest[j] != ':' {
-				continue // a string value, not a key
-			}
-			if _, ok := unixNanoEnd(rest, skipWS(rest, j+1)); !ok {
-				return true
-			}
+		if anyValue(body, k, func(rest []byte, j int) bool {
+			_, ok := unixNanoEnd(rest, j)
+			return !ok
+		}) {
+			return true
 		}
 	}
 	return false
+}
+
+// anyValue reports whether bad is true of the value of some occurrence of
+// key in body as a key; bad gets the text after the colon and the index
+// of the value in it.
+func anyValue(body []byte, key string, bad func(rest []byte, j int) bool) bool {
+	pat := []byte(`"` + key + `"`)
+	for rest := body; ; {
+		i := bytes.Index(rest, pat)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(pat):]
+		j := skipWS(rest, 0)
+		if j >= len(rest) || rest[j] != ':' {
+			continue // a string value, not a key
+		}
+		if bad(rest, skipWS(rest, j+1)) {
+			return true
+		}
+	}
 }
 
 // unixNanoEnd returns the end of the time value at s[i] when it is one
@@ -148,22 +160,11 @@ func nestedDeeper(body []byte, max int) bool {
 // but an empty string or a hex string of the right length.
 func hasSuspectID(body []byte) bool {
 	for _, k := range otlpIDKeys {
-		pat := []byte(`"` + k.key + `"`)
-		for rest := body; ; {
-			i := bytes.Index(rest, pat)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(pat):]
-			j := skipWS(rest, 0)
-			if j >= len(rest) || rest[j] != ':' {
-				continue // a string value, not a key
-			}
-			j = skipWS(rest, j+1)
+		if anyValue(body, k.key, func(rest []byte, j int) bool {
 			end, ok := stringEnd(rest, j)
-			if !ok || !validHexID(rest[j+1:end], k.hexLen) {
-				return true
-			}
+			return !ok || !validHexID(rest[j+1:end], k.hexLen)
+		}) {
+			return true
 		}
 	}
 	return false

@@ -41,6 +41,22 @@ func (s *server) authorized(r *http.Request) bool {
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
+// limitedFailure counts a request that sent wrong credentials (a bearer
+// token, a password) as a failed sign-in, and answers 429 when its client
+// or everyone has failed too often: true when it answered.
+func (s *server) limitedFailure(c *gin.Context) bool {
+	if c.GetHeader("Authorization") == "" {
+		return false
+	}
+	client := clientAddr(c.Request)
+	if ok, wait := s.logins.allow(client); !ok {
+		s.tooManyLogins(c, wait)
+		return true
+	}
+	s.logins.failed(client)
+	return false
+}
+
 // requireAuth refuses unauthenticated requests: 401 JSON for the API, a
 // redirect to the login form for pages.
 func (s *server) requireAuth(c *gin.Context) {
@@ -48,14 +64,8 @@ func (s *server) requireAuth(c *gin.Context) {
 		c.Next()
 		return
 	}
-	if c.GetHeader("Authorization") != "" {
-		// A wrong bearer token or password is a failed sign-in too.
-		client := clientAddr(c.Request)
-		if ok, wait := s.logins.allow(client); !ok {
-			s.tooManyLogins(c, wait)
-			return
-		}
-		s.logins.failed(client)
+	if s.limitedFailure(c) {
+		return
 	}
 	if s.cfg.BasicUser != "" {
 		c.Header("WWW-Authenticate", `Basic realm="faultline", charset="UTF-8"`)

@@ -72,13 +72,8 @@ func (s *server) requireAuthStrict(c *gin.Context) {
 		c.Next()
 		return
 	}
-	if c.GetHeader("Authorization") != "" {
-		client := clientAddr(c.Request)
-		if ok, wait := s.logins.allow(client); !ok {
-			s.tooManyLogins(c, wait)
-			return
-		}
-		s.logins.failed(client)
+	if s.limitedFailure(c) {
+		return
 	}
 	c.Header("WWW-Authenticate", `Bearer realm="faultline"`)
 	c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": classify(errUnauthorized).message})
