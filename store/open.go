@@ -29,6 +29,10 @@ var ErrBadURL = errors.New("bad store URL")
 type Options struct {
 	// ReadOnly opens an existing store for reading only.
 	ReadOnly bool
+	// Check verifies the embedded store's file on a read-write open
+	// (a bounded quick_check): writers ask for it, readers find damage
+	// when a read reaches it.
+	Check bool
 	// Logger receives the backend's messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -120,7 +124,7 @@ func openErr(rawURL string, err error) error {
 // openSQLite opens the embedded store; sqlite.Open's errors already read
 // "cannot open store PATH: ...".
 func openSQLite(ctx context.Context, path string, opts Options) (Store, error) {
-	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opts.ReadOnly, Logger: opts.Logger})
+	db, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opts.ReadOnly, Check: opts.Check, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func openStore(ctx context.Context, e *env, url string, log *slog.Logger) (store
 	if url == "" {
 		url = store.DefaultURL(e.Getenv)
 	}
-	return store.Open(ctx, url, store.Options{Logger: log})
+	return store.Open(ctx, url, store.Options{Check: true, Logger: log})
 }
 
 // logger writes structured logs to e.Stderr at the level $FAULTLINE_LOG_LEVEL

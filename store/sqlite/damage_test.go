@@ -58,13 +58,14 @@ func damagedStore(t *testing.T) string {
 	return path
 }
 
-// TestOpenDamagedStore: a damaged file is found on open (SQLite's
-// quick_check) and reported as backend.ErrCorrupt, in a sentence that says
-// how to recover and carries no SQLite result code. It used to open, take
-// writes and fail later with "database disk image is malformed (11)".
+// TestOpenDamagedStore: a damaged file is found on a writer's open
+// (Options.Check: SQLite's quick_check) and reported as backend.ErrCorrupt,
+// in a sentence that says how to recover and carries no SQLite result
+// code. It used to open, take writes and fail later with "database disk
+// image is malformed (11)".
 func TestOpenDamagedStore(t *testing.T) {
 	path := damagedStore(t)
-	db, err := Open(t.Context(), path, Options{})
+	db, err := Open(t.Context(), path, Options{Check: true})
 	if err == nil {
 		db.Close()
 		t.Fatal("a damaged store opened read-write without an error")

@@ -39,7 +39,7 @@
 //
 // # Damage and errors
 //
-// A read-write Open runs SQLite's quick_check for at most integrityBudget
+// A read-write Open with Options.Check runs SQLite's quick_check for at most integrityBudget
 // and refuses a damaged file with backend.ErrCorrupt; damage found later by
 // a read or write is ErrCorrupt too, and a full disk backend.ErrDiskFull.
 // Errors leave the package as sentences without SQLite's result codes
@@ -96,6 +96,11 @@ type Options struct {
 	// ReadOnly opens an existing store for reading only; writes fail with
 	// backend.ErrReadOnly and a missing file is backend.ErrNoStore.
 	ReadOnly bool
+	// Check runs SQLite's quick_check on a read-write open, for at most
+	// integrityBudget: what writers do (ingest), so that they do not
+	// accept data into a damaged file. A reader finds damage when a read
+	// reaches it, and does not pay for the check on every command.
+	Check bool
 	// Logger receives debug and warning messages; nil discards them.
 	Logger *slog.Logger
 	// Durability of writes; see the constants.
@@ -209,8 +214,10 @@ func (db *DB) openPools(ctx context.Context) error {
 		if err := migrate(ctx, w, db.log); err != nil {
 			return err
 		}
-		if err := quickCheck(ctx, w, db.log); err != nil {
-			return err
+		if db.opts.Check {
+			if err := quickCheck(ctx, w, db.log); err != nil {
+				return err
+			}
 		}
 		db.group = newGroupWriter(w)
 	}
