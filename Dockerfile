@@ -19,5 +19,5 @@ COPY --from=build /out/ingest /out/analyze /usr/local/bin/
 USER faultline
 WORKDIR /var/lib/faultline
 ENV FAULTLINE_STORE=/var/lib/faultline/faultline.db
-EXPOSE 3100 4318 8080
+EXPOSE 3100 4317 4318 8080
 CMD ["analyze", "demo"]

@@ -84,24 +84,26 @@ func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
 }
 
 // Handler serves the Loki push API, JSON lines, /healthz and /metrics
-// (the --listen address).
+// (the --listen address). A gRPC call arriving on it (over h2c) gets
+// UNIMPLEMENTED with the OTLP/gRPC port to use.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /loki/api/v1/push", s.ingest(s.decodeLoki, s.replyStats))
 	mux.Handle("POST /ingest/jsonl", s.ingest(s.decodeJSONL, s.replyStats))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
-	return mux
+	return grpcHint(mux)
 }
 
 // OTLPHandler serves OTLP/HTTP /v1/logs and /v1/traces (the --otlp-listen
-// address).
+// address). A gRPC call arriving on it (over h2c) gets UNIMPLEMENTED with
+// the OTLP/gRPC port to use; GRPC serves OTLP/gRPC.
 func (s *Server) OTLPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/logs", s.ingest(s.decodeOTLPLogs, s.replyOTLPLogs))
 	mux.Handle("POST /v1/traces", s.ingest(s.decodeOTLPTraces, s.replyOTLPTraces))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
-	return mux
+	return grpcHint(mux)
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh sets up what the tests need on a fresh Debian machine and runs
-# them all: Go modules, Debian's Chromium (web UI tests), the ClickHouse
-# engine as a library (libchdb from npm, for the ClickHouse backend tests).
+# them all: Go modules, the Collector's telemetrygen (OTLP/gRPC tests),
+# Debian's Chromium (web UI tests), the ClickHouse engine as a library
+# (libchdb from npm, for the ClickHouse backend tests).
 # Idempotent: what is already there is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,16 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 echo "== Go modules"
 go mod download
+
+echo "== telemetrygen (OTLP/gRPC tests: the Collector's load generator)"
+# v0.161.0 installs in about 20 s on a fresh module cache; -mod=mod so that
+# a GOFLAGS of -mod=vendor or readonly does not get in the way.
+gobin="$(go env GOBIN)"
+gobin="${gobin:-$(go env GOPATH)/bin}"
+if [[ -z "${FAULTLINE_TELEMETRYGEN:-}" && ! -x "$gobin/telemetrygen" ]]; then
+	GOFLAGS=-mod=mod go install github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen@v0.161.0
+fi
+export FAULTLINE_TELEMETRYGEN="${FAULTLINE_TELEMETRYGEN:-$gobin/telemetrygen}"
 
 echo "== Chromium (web UI tests)"
 if ! command -v chromium >/dev/null 2>&1; then

@@ -35,7 +35,7 @@ type command = cli.Command
 // commands lists every subcommand; each lives in its own file.
 func commands() []command {
 	return []command{
-		{Name: "serve", Args: "[--store URL] [--listen :3100] [--otlp-listen :4318] [--retention 7d] [--patterns FILE]",
+		{Name: "serve", Args: "[--store URL] [--listen :3100] [--otlp-listen :4318] [--otlp-grpc-listen :4317] [--retention 7d] [--patterns FILE]",
 			Help: "receive Loki push, OTLP/HTTP and JSON lines", Run: runServe},
 		{Name: "load", Args: "[--store URL] [--patterns FILE] [--service NAME] FILE...",
 			Help: "load files (format detected per file, .gz accepted, - is stdin)", Run: runLoad},

@@ -127,7 +127,7 @@ func TestServeDrains(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"serve", "--store", db, "--listen", addr, "--otlp-listen", otlpAddr, "--retention", "3650d"},
+		done <- run(ctx, []string{"serve", "--store", db, "--listen", addr, "--otlp-listen", otlpAddr, "--otlp-grpc-listen", "off", "--retention", "3650d"},
 			strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
 	url := "http://" + addr

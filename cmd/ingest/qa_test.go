@@ -80,6 +80,7 @@ func TestUsageErrors(t *testing.T) {
 		{"serve flag without value", []string{"serve", "--store"}, exitUsage},
 		{"listen port out of range", []string{"serve", "--listen", "127.0.0.1:99999"}, exitUsage},
 		{"otlp listen without port", []string{"serve", "--otlp-listen", "localhost"}, exitUsage},
+		{"otlp grpc listen without port", []string{"serve", "--otlp-grpc-listen", "localhost"}, exitUsage},
 		{"serve ftp store", []string{"serve", "--store", "ftp://host/x.db", "--listen", "127.0.0.1:0", "--otlp-listen", ""}, exitUsage},
 		{"load ftp store", []string{"load", "--store", "ftp://host/x.db", file}, exitUsage},
 		{"load file URL with a host", []string{"load", "--store", "file://elsewhere/x.db", file}, exitUsage},
@@ -127,7 +128,7 @@ func TestDamagedStore(t *testing.T) {
 	f.Close()
 	for name, args := range map[string][]string{
 		"load":  {"load", "--store", db, file},
-		"serve": {"serve", "--store", db, "--listen", "127.0.0.1:0", "--otlp-listen", ""},
+		"serve": {"serve", "--store", db, "--listen", "127.0.0.1:0", "--otlp-listen", "", "--otlp-grpc-listen", ""},
 	} {
 		code, stdout, stderr := runBinary(t, "", args...)
 		if code != exitFail || !oneSentence(stderr) || !strings.Contains(stderr, "damaged") || !strings.Contains(stderr, "backup") {

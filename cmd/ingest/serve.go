@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline/faultline/ingest"
@@ -23,6 +24,7 @@ type serveFlags struct {
 	store      string
 	listen     string
 	otlpListen string
+	grpcListen string
 	retention  string
 	patterns   string
 	drain      time.Duration
@@ -37,6 +39,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.store, "store", "", "store URL (default $FAULTLINE_STORE, else ./faultline.db); ClickHouse: clickhouse://HOST:9000/DB[?cluster=NAME&spool_dir=DIR]")
 	fs.StringVar(&f.listen, "listen", ":3100", "address of the Loki push, JSON lines, /healthz and /metrics endpoints")
 	fs.StringVar(&f.otlpListen, "otlp-listen", ":4318", "address of the OTLP/HTTP endpoints (empty: off)")
+	fs.StringVar(&f.grpcListen, "otlp-grpc-listen", ":4317", "address of the OTLP/gRPC logs and traces services (empty or off: off)")
 	fs.StringVar(&f.retention, "retention", "", "delete records older than this (e.g. 7d, 36h); empty keeps everything")
 	fs.StringVar(&f.patterns, "patterns", "", "JSON file of extra text patterns (default $FAULTLINE_PATTERNS)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
@@ -50,7 +53,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e.Stderr, exitUsage, "%s; write it like 7d or 36h.", cli.DurationError("--retention", f.retention, err, 0))
 	}
-	for _, a := range []struct{ flag, addr string }{{"--listen", f.listen}, {"--otlp-listen", f.otlpListen}} {
+	if f.grpcListen == "off" {
+		f.grpcListen = ""
+	}
+	for _, a := range []struct{ flag, addr string }{{"--listen", f.listen}, {"--otlp-listen", f.otlpListen}, {"--otlp-grpc-listen", f.grpcListen}} {
 		if err := checkAddr(a.addr); err != nil {
 			return fail(e.Stderr, exitUsage, "%s %q is not a listen address: %v; write it like :3100 or 127.0.0.1:3100.", a.flag, truncate(a.addr, 60), err)
 		}
@@ -127,30 +133,36 @@ func serve(ctx context.Context, e *env, f serveFlags, lns listeners, dec *ingest
 	return exitOK
 }
 
-// boundServer is an http.Server with its listener already bound.
+// netServer is an http.Server or the OTLP/gRPC server.
+type netServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
+// boundServer is a server with its listener already bound.
 type boundServer struct {
-	srv *http.Server
+	srv netServer
 	ln  net.Listener
 }
 
 func (b boundServer) serve() error {
-	if err := b.srv.Serve(b.ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := b.srv.Serve(b.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
 }
 
-// listeners are the bound --listen and --otlp-listen sockets (nil when
-// an address is empty).
-type listeners struct{ main, otlp net.Listener }
+// listeners are the bound --listen, --otlp-listen and --otlp-grpc-listen
+// sockets (nil when an address is empty).
+type listeners struct{ main, otlp, grpc net.Listener }
 
-// bind listens on both addresses, or on none.
+// bind listens on every address, or on none.
 func bind(f serveFlags, log *slog.Logger) (listeners, error) {
 	var lns listeners
 	for _, a := range []struct {
 		addr string
 		ln   *net.Listener
-	}{{f.listen, &lns.main}, {f.otlpListen, &lns.otlp}} {
+	}{{f.listen, &lns.main}, {f.otlpListen, &lns.otlp}, {f.grpcListen, &lns.grpc}} {
 		if a.addr == "" {
 			continue
 		}
@@ -165,16 +177,21 @@ func bind(f serveFlags, log *slog.Logger) (listeners, error) {
 }
 
 func closeAll(lns listeners) {
-	for _, ln := range []net.Listener{lns.main, lns.otlp} {
+	for _, ln := range []net.Listener{lns.main, lns.otlp, lns.grpc} {
 		if ln != nil {
 			ln.Close()
 		}
 	}
 }
 
-// servers puts srv's handlers on the bound sockets.
+// servers puts srv's handlers on the bound sockets. The HTTP servers also
+// take unencrypted HTTP/2 (h2c), so that a gRPC exporter pointed at them
+// is told the gRPC port rather than failing with "frame too large".
 func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer {
 	var out []boundServer
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
 	for _, a := range []struct {
 		ln net.Listener
 		h  http.Handler
@@ -185,9 +202,13 @@ func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer
 		log.Info("listening", "addr", a.ln.Addr().String())
 		out = append(out, boundServer{ln: a.ln, srv: &http.Server{
 			Handler: a.h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute,
-			WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute,
+			WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, Protocols: &protos,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}})
+	}
+	if lns.grpc != nil {
+		log.Info("listening", "addr", lns.grpc.Addr().String(), "protocol", "otlp-grpc")
+		out = append(out, boundServer{ln: lns.grpc, srv: srv.GRPC()})
 	}
 	return out
 }
@@ -197,11 +218,15 @@ func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer
 func shutdown(servers []boundServer, drain time.Duration, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
-	for _, s := range servers {
-		if err := s.srv.Shutdown(ctx); err != nil {
-			log.Warn("shutdown did not drain in time", "err", err)
-		}
+	var wg sync.WaitGroup
+	for _, s := range servers { // at once: each stops accepting at the same time
+		wg.Go(func() {
+			if err := s.srv.Shutdown(ctx); err != nil {
+				log.Warn("shutdown did not drain in time", "addr", s.ln.Addr().String(), "err", err)
+			}
+		})
 	}
+	wg.Wait()
 }
 
 // healthOf checks that the last write did not fail for a lasting reason
