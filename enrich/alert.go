@@ -242,22 +242,28 @@ func (g *Group) fromAlerts(alerts []webhookAlert) {
 	g.Hash = hex.EncodeToString(h[:8])
 }
 
-// Window is the incident window to analyse: from StartsAt minus lookBack
-// to EndsAt (resolved) or now, at most maxWindow wide.
+// Window is the incident window to analyse, anchored on the alert, not on
+// now: from StartsAt minus lookBack to EndsAt (when set and after
+// StartsAt: a resolved alert, a replayed payload) or else StartsAt plus
+// maxWindow, and never after now. An alert replayed or repeated days later
+// is thus analysed on the stretch it fired in. A group with no start, or
+// one starting after now (a skewed clock), is taken as starting now.
 func (g *Group) Window(now time.Time, lookBack, maxWindow time.Duration) (from, to time.Time) {
+	start := g.StartsAt
+	if start.IsZero() || start.After(now) {
+		start = now
+	}
 	to = now
-	if g.Status == StatusResolved && !g.EndsAt.IsZero() && g.EndsAt.Before(now) {
+	if maxWindow > 0 {
+		to = start.Add(maxWindow)
+	}
+	if !g.EndsAt.IsZero() && g.EndsAt.After(start) && (maxWindow <= 0 || g.EndsAt.Before(to)) {
 		to = g.EndsAt
 	}
-	start := g.StartsAt
-	if start.IsZero() || start.After(to) {
-		start = to
+	if to.After(now) {
+		to = now
 	}
-	from = start.Add(-lookBack)
-	if maxWindow > 0 && to.Sub(from) > maxWindow {
-		from = to.Add(-maxWindow)
-	}
-	return from.UTC(), to.UTC()
+	return start.Add(-lookBack).UTC(), to.UTC()
 }
 
 func pickService(labels map[string]string, keys []string) string {

@@ -126,7 +126,37 @@ func TestWindow(t *testing.T) {
 	if _, to := r.Window(now.Add(time.Hour), 15*time.Minute, 6*time.Hour); !to.Equal(r.EndsAt) {
 		t.Errorf("resolved window ends %v, want endsAt %v", to, r.EndsAt)
 	}
-	if from, to := g.Window(now.Add(48*time.Hour), 15*time.Minute, 6*time.Hour); to.Sub(from) != 6*time.Hour {
-		t.Errorf("a long-firing alert's window is %v, want capped at 6h", to.Sub(from))
+	// Delivered (or replayed) two days later: still the stretch it fired in.
+	later := now.Add(48 * time.Hour)
+	if from, to := g.Window(later, 15*time.Minute, 6*time.Hour); !from.Equal(g.StartsAt.Add(-15*time.Minute)) || !to.Equal(g.StartsAt.Add(6*time.Hour)) {
+		t.Errorf("a long-firing alert's window is %v..%v, want from its start less the look-back to its start plus the cap", from, to)
+	}
+	if from, to := r.Window(later, 15*time.Minute, 6*time.Hour); !from.Equal(r.StartsAt.Add(-15*time.Minute)) || !to.Equal(r.EndsAt) {
+		t.Errorf("a resolved alert replayed later: window %v..%v, want its own %v..%v", from, to, r.StartsAt.Add(-15*time.Minute), r.EndsAt)
+	}
+}
+
+// TestWindowEdges: an end before the start is ignored, a start in the
+// future is now, and the window never ends after now.
+func TestWindowEdges(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 20, 0, 0, time.UTC)
+	lb, cap := 15*time.Minute, 6*time.Hour
+	cases := []struct {
+		name             string
+		starts, ends     time.Time
+		wantFrom, wantTo time.Time
+	}{
+		{"ends before it starts", now.Add(-time.Hour), now.Add(-2 * time.Hour), now.Add(-time.Hour - lb), now},
+		{"ends after the cap", now.Add(-48 * time.Hour), now.Add(-30 * time.Hour), now.Add(-48*time.Hour - lb), now.Add(-42 * time.Hour)},
+		{"ends in the future", now.Add(-time.Hour), now.Add(time.Hour), now.Add(-time.Hour - lb), now},
+		{"starts in the future", now.Add(time.Hour), time.Time{}, now.Add(-lb), now},
+		{"no start", time.Time{}, time.Time{}, now.Add(-lb), now},
+	}
+	for _, c := range cases {
+		g := &Group{Status: StatusResolved, StartsAt: c.starts, EndsAt: c.ends}
+		from, to := g.Window(now, lb, cap)
+		if !from.Equal(c.wantFrom) || !to.Equal(c.wantTo) {
+			t.Errorf("%s: window %v..%v, want %v..%v", c.name, from, to, c.wantFrom, c.wantTo)
+		}
 	}
 }

@@ -39,7 +39,7 @@ type Config struct {
 	ServiceLabels []string
 
 	LookBack        time.Duration // analysed before the alert started (15m)
-	MaxWindow       time.Duration // widest window analysed (6h)
+	MaxWindow       time.Duration // how long after the alert started is analysed, when it has not ended (6h; see Group.Window)
 	Top             int           // candidates shown (3)
 	QueueSize       int           // alert groups waiting, all shards (256)
 	Workers         int           // ordered shards, one worker each (2)

@@ -71,3 +71,42 @@ func TestRealAnalysisEndToEnd(t *testing.T) {
 		t.Errorf("the saved runbook does not link the alert's runbook: %q", rb.AlertRunbookURL)
 	}
 }
+
+// TestReplayedAlertAnalysesItsOwnWindow: an Alertmanager v4 payload whose
+// startsAt is two days old (replayed, or repeated by the notifier) is
+// analysed on the stretch it fired in, which the store holds, not on the
+// last hours before now.
+func TestReplayedAlertAnalysesItsOwnWindow(t *testing.T) {
+	st := openStore(t)
+	seedIncident(t, st) // around testNow; the alert started at 10:04:30
+	eng, err := analysis.New(st, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustParse(t, "alertmanager_firing.json")
+	now := testNow.Add(48 * time.Hour)
+	a := Analyze(context.Background(), eng, g, now, AnalyzeOptions{LookBack: 15 * time.Minute, MaxWindow: 6 * time.Hour})
+	if a.Err != nil {
+		t.Fatalf("analysis of the replayed alert: %v (window %v..%v)", a.Err, a.From, a.To)
+	}
+	if !a.From.Equal(g.StartsAt.Add(-15*time.Minute)) || !a.To.Equal(g.StartsAt.Add(6*time.Hour)) {
+		t.Errorf("window %v..%v, want anchored on startsAt %v", a.From, a.To, g.StartsAt)
+	}
+	if a.Report == nil || len(a.Report.Candidates) == 0 || a.Report.Candidates[0].Service != "inventory" {
+		t.Fatalf("report: %+v", a.Report)
+	}
+
+	// The hook path: the service's clock says two days later.
+	h := newHarness(t, eng, st, nil)
+	h.clock.mu.Lock()
+	h.clock.now = now
+	h.clock.mu.Unlock()
+	h.svc.process(context.Background(), g)
+	posts := h.slack.okCalls("chat.postMessage")
+	if len(posts) != 1 {
+		t.Fatalf("%d posts", len(posts))
+	}
+	if !strings.Contains(posts[0].blocks, "*Likely origin:* *inventory*") || strings.Contains(posts[0].blocks, "no records") {
+		t.Errorf("message: %s", cut(posts[0].blocks, 1500))
+	}
+}

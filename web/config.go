@@ -63,6 +63,13 @@ type Config struct {
 	// HookToken, when set, is the bearer token the hooks require: wrong
 	// ones are rate-limited like failed sign-ins (see guardHooks).
 	HookToken string
+	// MCP, when non-nil, is called once by New with a Backend whose
+	// incident and trace analyses share the pages' pool, cache and request
+	// timeout (see PooledBackend), and the handler it returns is mounted at
+	// /mcp (the Model Context Protocol's streamable HTTP endpoint), behind
+	// the access control when it is on: a bearer token or basic auth, 401
+	// otherwise; the session cookie is not accepted there.
+	MCP func(Backend) http.Handler
 	// Metrics, when non-nil, is served at /metrics, behind the same access
 	// control as the API when it is on (a bearer token or basic auth for
 	// scrapers; no redirect to the form).

@@ -69,6 +69,9 @@ func (s *server) routes() *gin.Engine {
 	if s.cfg.Hooks != nil {
 		r.Any("/hooks/*path", s.guardHooks)
 	}
+	if s.cfg.MCP != nil {
+		s.mountMCP(r)
+	}
 	if s.cfg.Metrics != nil {
 		r.GET("/metrics", s.requireAuthStrict, gin.WrapH(s.cfg.Metrics))
 	}

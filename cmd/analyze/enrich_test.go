@@ -25,6 +25,12 @@ var enrichT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // exhausted.
 func enrichStore(t *testing.T) (string, []string) {
 	t.Helper()
+	return enrichStoreAt(t, enrichT0)
+}
+
+// enrichStoreAt is enrichStore with the incident beginning at t0.
+func enrichStoreAt(t *testing.T, t0 time.Time) (string, []string) {
+	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "enrich.db")
 	st, err := store.Open(ctx, path, store.Options{})
@@ -36,7 +42,7 @@ func enrichStore(t *testing.T) (string, []string) {
 	for i := range 8 {
 		id := schema.TraceID(fmt.Sprintf("%032x", 0xe0000+i))
 		ids = append(ids, string(id))
-		t0 := enrichT0.Add(time.Duration(i) * 20 * time.Second)
+		t0 := t0.Add(time.Duration(i) * 20 * time.Second)
 		ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 		recs = append(recs,
 			schema.Record{Type: schema.TypeSpan, TraceID: id, SpanID: "00000000000000a1", Service: "checkout", Name: "POST /checkout",
@@ -97,6 +103,39 @@ func TestEnrichJSONRealAnalysis(t *testing.T) {
 	}
 	if errs != "" {
 		t.Errorf("stderr %q, want quiet", errs)
+	}
+}
+
+// TestEnrichFiringAlertFromTwoDaysAgo: a real Alertmanager v4 payload of
+// an alert still firing, whose startsAt is two days old, is analysed on
+// the stretch it fired in (which the store holds), not on the hours
+// before now.
+func TestEnrichFiringAlertFromTwoDaysAgo(t *testing.T) {
+	t0 := time.Now().UTC().Add(-48 * time.Hour).Truncate(time.Second)
+	st, _ := enrichStoreAt(t, t0)
+	raw, err := os.ReadFile("../../enrich/testdata/alertmanager_firing.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := t0.Add(time.Minute)
+	body := strings.ReplaceAll(string(raw), "2026-11-30T10:04:30.123Z", starts.Format(time.RFC3339Nano))
+	body = strings.ReplaceAll(body, "2026-11-30T10:05:00.456Z", starts.Add(30*time.Second).Format(time.RFC3339Nano))
+	alert := filepath.Join(t.TempDir(), "am.json")
+	if err := os.WriteFile(alert, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "enrich", "--store", st, "--alert", alert)
+	if code != exitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	window := "window " + starts.Add(-15*time.Minute).Format("15:04")
+	for _, want := range []string{"*Likely origin:* *inventory*", window} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "No analysis") || strings.Contains(out, "no records") {
+		t.Errorf("the old alert was analysed on the wrong stretch:\n%s", out)
 	}
 }
 

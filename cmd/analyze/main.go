@@ -54,6 +54,8 @@ func commands() []command {
 			Help: "print the Slack message an alert would get", Run: runEnrich},
 		{Name: "dlq", Args: "list|show|resend [--store URL] [--json] [ID... | --all]",
 			Help: "list, show or resend the Slack messages alert enrichment could not deliver", Run: runDLQ},
+		{Name: "mcp", Args: "[--store URL] [--timeout 60s]",
+			Help: "serve the incident, trace, runbook and patterns tools to an assistant (MCP over stdio)", Run: runMCP},
 		{Name: "serve", Args: "[--store URL] [--listen :8080] [--auth-token T] [--hook-token T] [--public-url URL]",
 			Help: "web UI, JSON API and alert webhooks", Run: runServe},
 		{Name: "demo", Args: "[--fault KIND] [--seed N] [--store PATH]",

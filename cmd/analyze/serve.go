@@ -106,6 +106,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	// /metrics shows alert counts, rejection reasons and the Slack
 	// breaker: behind the web's access control when it is on.
 	cfg.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	// /mcp: the same tools as analyze mcp, in the same pool as the pages.
+	cfg.MCP = serveMCP(eng, log, hs.webProtected)
 	wb := newWebBackend(eng)
 	cfg.Health = wb.health(eng.Store)
 	h, err := web.New(cfg, wb, log)

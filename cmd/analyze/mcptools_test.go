@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mcpTestTools opens the enrich store (an incident at enrichT0) and
+// builds the stdio tools on it, with the clock just after the incident.
+func mcpTestTools(t *testing.T) (*mcpTools, string, []string) {
+	t.Helper()
+	path, ids := enrichStore(t)
+	f := storeFlags{url: path}
+	eng, closeFn, err := f.engine(context.Background(), false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeFn)
+	tools := stdioTools(eng, 30*time.Second, slog.New(slog.DiscardHandler))
+	tools.now = func() time.Time { return enrichT0.Add(20 * time.Minute) }
+	return tools, path, ids
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, a)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// TestMCPToolsDocumentsAreTheCLIs: each tool returns the document the
+// CLI's --json prints, and a summary naming what matters.
+func TestMCPToolsDocumentsAreTheCLIs(t *testing.T) {
+	tools, path, ids := mcpTestTools(t)
+	ctx := context.Background()
+	from, to := enrichT0.Add(-5*time.Minute).Format(time.RFC3339), enrichT0.Add(15*time.Minute).Format(time.RFC3339)
+
+	doc, sum, err := tools.incident(ctx, mcpIncidentInput{From: from, To: to, Service: "checkout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := marshalDoc(doc)
+	code, cli, errs := runCmd(t, "incident", "--store", path, "--json", "--from", from, "--to", to, "--service", "checkout")
+	if code != exitOK {
+		t.Fatalf("analyze incident: %d %s", code, errs)
+	}
+	if !sameJSON(t, got, []byte(cli)) {
+		t.Errorf("incident tool document differs from analyze incident --json:\n%s\n%s", got, cli)
+	}
+	if !strings.Contains(sum, "#1 inventory, db-pool-exhaustion") || !strings.Contains(sum, "8 failing") {
+		t.Errorf("incident summary: %s", sum)
+	}
+
+	doc, sum, err = tools.trace(ctx, mcpTraceInput{TraceID: ids[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = marshalDoc(doc)
+	_, cli, _ = runCmd(t, "trace", "--store", path, "--json", ids[0])
+	if !sameJSON(t, got, []byte(cli)) {
+		t.Errorf("trace tool document differs from analyze trace --json:\n%s\n%s", got, cli)
+	}
+	if !strings.Contains(sum, "Origin: inventory") {
+		t.Errorf("trace summary: %s", sum)
+	}
+
+	doc, sum, err = tools.runbook(ctx, mcpRunbookInput{ID: "db-pool-exhaustion"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = marshalDoc(doc)
+	_, cli, _ = runCmd(t, "runbook", "--json", "db-pool-exhaustion")
+	if !sameJSON(t, got, []byte(cli)) {
+		t.Errorf("runbook tool document differs from analyze runbook --json")
+	}
+	if !strings.Contains(sum, "markdown") {
+		t.Errorf("runbook summary: %s", sum)
+	}
+
+	lines := []string{"2026-03-01T12:00:00Z ERROR payment 4411 declined for order 9", "2026-03-01T12:00:01Z ERROR payment 4412 declined for order 10", "", "INFO started"}
+	doc, sum, err = tools.patterns(ctx, mcpPatternsInput{Lines: lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = marshalDoc(doc)
+	code, cli, errs = runPatternsCmd(t, []byte(strings.Join(lines, "\n")+"\n"), "--json", "-")
+	if code != exitOK || !sameJSON(t, got, []byte(cli)) {
+		t.Errorf("patterns tool document differs from analyze patterns --json (%d %s):\n%s\n%s", code, errs, got, cli)
+	}
+	if !strings.Contains(sum, "4 lines") || !strings.Contains(sum, "2×") {
+		t.Errorf("patterns summary: %s", sum)
+	}
+}
+
+// TestMCPToolsRunbookOfACandidate: the runbook id an incident candidate
+// carries resolves through the runbook tool.
+func TestMCPToolsRunbookOfACandidate(t *testing.T) {
+	tools, _, _ := mcpTestTools(t)
+	ctx := context.Background()
+	doc, _, err := tools.incident(ctx, mcpIncidentInput{Since: "1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := marshalDoc(doc)
+	var rep struct {
+		Candidates []struct {
+			Runbook struct{ ID string } `json:"runbook"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || len(rep.Candidates) == 0 || rep.Candidates[0].Runbook.ID == "" {
+		t.Fatalf("no candidate runbook: %v %s", err, b)
+	}
+	_, sum, err := tools.runbook(ctx, mcpRunbookInput{ID: rep.Candidates[0].Runbook.ID})
+	if err != nil || !strings.Contains(sum, rep.Candidates[0].Runbook.ID) {
+		t.Errorf("runbook of the candidate: %v %s", err, sum)
+	}
+}
+
+// TestMCPToolsBadInput: every bad input is a tool error with a sentence
+// that says what to give instead; nothing panics.
+func TestMCPToolsBadInput(t *testing.T) {
+	tools, _, _ := mcpTestTools(t)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"since and from", func() error {
+			_, _, err := tools.incident(ctx, mcpIncidentInput{Since: "1h", From: "2026-03-01T12:00:00Z"})
+			return err
+		}, "not both"},
+		{"to alone", func() error {
+			_, _, err := tools.incident(ctx, mcpIncidentInput{To: "2026-03-01T12:00:00Z"})
+			return err
+		}, "to needs from"},
+		{"bad from", func() error { _, _, err := tools.incident(ctx, mcpIncidentInput{From: "yesterday"}); return err }, "RFC 3339"},
+		{"reversed", func() error {
+			_, _, err := tools.incident(ctx, mcpIncidentInput{From: "2026-03-01T12:00:00Z", To: "2026-03-01T11:00:00Z"})
+			return err
+		}, "after from"},
+		{"too wide", func() error {
+			_, _, err := tools.incident(ctx, mcpIncidentInput{From: "2026-01-01T00:00:00Z", To: "2026-03-01T00:00:00Z"})
+			return err
+		}, "widest is 7d"},
+		{"bad since", func() error { _, _, err := tools.incident(ctx, mcpIncidentInput{Since: "-5m"}); return err }, "not a positive duration"},
+		{"long since", func() error { _, _, err := tools.incident(ctx, mcpIncidentInput{Since: "30d"}); return err }, "too long"},
+		{"top", func() error { _, _, err := tools.incident(ctx, mcpIncidentInput{Top: 500}); return err }, "between 1 and 100"},
+		{"empty window", func() error {
+			_, _, err := tools.incident(ctx, mcpIncidentInput{From: "2026-02-01T00:00:00Z", To: "2026-02-01T01:00:00Z"})
+			return err
+		}, "the store holds records from 2026-03-01T12:00:00Z"},
+		{"bad trace id", func() error { _, _, err := tools.trace(ctx, mcpTraceInput{TraceID: "<script>zz"}); return err }, "is not a trace id"},
+		{"unknown trace", func() error {
+			_, _, err := tools.trace(ctx, mcpTraceInput{TraceID: strings.Repeat("ab", 16)})
+			return err
+		}, "no records for trace"},
+		{"bad runbook id", func() error { _, _, err := tools.runbook(ctx, mcpRunbookInput{ID: "../../etc/passwd"}); return err }, "neither a failure kind"},
+		{"unknown runbook", func() error {
+			_, _, err := tools.runbook(ctx, mcpRunbookInput{ID: "checkout-timeout-0123456789ab"})
+			return err
+		}, "no runbook"},
+		{"no lines", func() error { _, _, err := tools.patterns(ctx, mcpPatternsInput{}); return err }, "give the log lines"},
+		{"too many lines", func() error {
+			_, _, err := tools.patterns(ctx, mcpPatternsInput{Lines: make([]string, mcpMaxLines+1)})
+			return err
+		}, "too many"},
+		{"too many bytes", func() error {
+			_, _, err := tools.patterns(ctx, mcpPatternsInput{Lines: []string{strings.Repeat("x", mcpMaxBytes+1)}})
+			return err
+		}, "MiB"},
+	}
+	for _, c := range cases {
+		err := c.call()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+			continue
+		}
+		if _, ok := err.(toolError); !ok {
+			t.Errorf("%s: %T, want a toolError", c.name, err)
+		}
+	}
+}
+
+// TestMCPToolsBounded: a call waits for the one analysis slot and gives
+// up at its timeout with a sentence, not a hang.
+func TestMCPToolsBounded(t *testing.T) {
+	tools, _, _ := mcpTestTools(t)
+	tools.timeout = 50 * time.Millisecond
+	tools.slots <- struct{}{} // another analysis holds the slot
+	start := time.Now()
+	_, _, err := tools.incident(context.Background(), mcpIncidentInput{Since: "1h"})
+	if err == nil || !strings.Contains(err.Error(), "took too long") || time.Since(start) > 5*time.Second {
+		t.Errorf("%v after %v, want the timeout's sentence", err, time.Since(start))
+	}
+	<-tools.slots
+	if _, _, err := tools.incident(context.Background(), mcpIncidentInput{Since: "1h"}); err != nil {
+		t.Errorf("with the slot free: %v", err)
+	}
+}
+
+// TestMCPCommandRegistered: analyze mcp is a command, and refuses
+// arguments in one sentence.
+func TestMCPCommandRegistered(t *testing.T) {
+	code, out, errs := runCmd(t, "mcp", "extra")
+	if code != exitUsage || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("mcp extra: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
