@@ -21,20 +21,26 @@ type DecoderConfig struct {
 	Text *TextMatcher
 	// Now gives the time of records that carry none; nil means time.Now.
 	Now func() time.Time
+	// UnknownService is the service given to records that nothing names
+	// (no field, label, resource attribute, text pattern or file name),
+	// e.g. UnknownService; "" leaves them unnamed, which the analysis
+	// reads as "no service" (it then looks for one in the message).
+	UnknownService string
 }
 
 // Decoder turns bodies and lines of every input format into records. It is
 // pure (no I/O) and safe for concurrent use; each decoder method hands
 // records to the given sink in input order.
 type Decoder struct {
-	lim  Limits
-	text *TextMatcher
-	now  func() time.Time
+	lim     Limits
+	text    *TextMatcher
+	now     func() time.Time
+	unnamed string // DecoderConfig.UnknownService
 }
 
 // NewDecoder returns a decoder for cfg.
 func NewDecoder(cfg DecoderConfig) *Decoder {
-	d := &Decoder{lim: cfg.Limits.Normalize(), text: cfg.Text, now: cfg.Now}
+	d := &Decoder{lim: cfg.Limits.Normalize(), text: cfg.Text, now: cfg.Now, unnamed: strings.TrimSpace(cfg.UnknownService)}
 	if d.text == nil {
 		d.text, _ = NewTextMatcher(nil) // built-in patterns always compile
 	}
@@ -81,8 +87,10 @@ func (dc *Decoder) jsonLine(line []byte, service string, sink RecordSink) {
 	}
 	if !d.has[fieldMessage] {
 		d.setIfAbsent(fieldMessage, "message", string(line))
+	} else {
+		dc.messageText(&d)
 	}
-	d.setIfAbsent(fieldService, "service", service)
+	d.fillService("service", service)
 	dc.emit(&d, time.Time{}, sink)
 }
 
@@ -102,7 +110,7 @@ func (dc *Decoder) textLine(line []byte, service string, sink RecordSink) {
 	}
 	var d detected
 	dc.detectLine(string(line), &d)
-	d.setIfAbsent(fieldService, "service", service)
+	d.fillService("service", service)
 	dc.emit(&d, time.Time{}, sink)
 }
 
@@ -115,6 +123,9 @@ func (dc *Decoder) detectLine(line string, d *detected) {
 		var j detected
 		if detectJSON([]byte(t), dc.lim.MaxDepth, &j) == nil {
 			*d = j
+			if d.has[fieldMessage] {
+				dc.messageText(d)
+			}
 			d.setIfAbsent(fieldMessage, "message", line)
 			return
 		}
@@ -124,6 +135,7 @@ func (dc *Decoder) detectLine(line string, d *detected) {
 		return
 	}
 	dc.text.detect(line, d)
+	d.text = line
 	if !d.has[fieldMessage] {
 		d.setIfAbsent(fieldMessage, "message", stripHeader(line, d))
 	}
@@ -136,13 +148,25 @@ func (dc *Decoder) detectLine(line string, d *detected) {
 
 // emit builds d into a record and hands it to sink, or rejects it.
 func (dc *Decoder) emit(d *detected, shipped time.Time, sink RecordSink) {
-	r, reason := d.build(shipped, dc.now())
+	r, reason := d.build(shipped, time.Time{}, dc.now())
 	if reason != "" {
 		sink.Reject(reason)
 		return
 	}
+	dc.add(r, sink)
+}
+
+// add is add with DecoderConfig.UnknownService for a log record without a
+// service (a blank one counts as none).
+func (dc *Decoder) add(r schema.Record, sink RecordSink) {
+	if dc.unnamed != "" && strings.TrimSpace(r.Service) == "" {
+		r.Service = dc.unnamed
+	}
 	add(r, sink)
 }
+
+// UnknownService is the placeholder service for DecoderConfig.UnknownService.
+const UnknownService = "unknown"
 
 // add hands a finished record to sink, rejecting an empty log record and
 // a record whose time no store can hold (schema.TimeInRange).
@@ -192,4 +216,131 @@ func leadingTime(line string) string {
 		}
 	}
 	return ""
+}
+
+// messageText reads the message of a structured record (a JSON line, a Loki
+// line that is JSON, an OTLP map body) as the plain text line it often is:
+// syslog-ng, Vector and the Collector's filelog receiver wrap raw lines as
+// {"msg":"<line>"}. The text is detected as a text line is (the text
+// patterns, the header it starts with) and fills what the record lacks,
+// the record's own fields always winning:
+//   - trace, span and parent span id, only when the record has no trace id;
+//   - the time, when the record has none (a header time it does not use is
+//     kept as log.time);
+//   - the level, when the record has none, or only a generic one
+//     (genericLevel: a shipper's syslog notice/info default) and the text
+//     states one at its start (levelAtStart), which then wins and the
+//     record's own is kept as an attribute under its key;
+//   - logger, service (syslog's program) and the header's attributes.
+//
+// The header is cut from the body as for text lines, unless it names a
+// trace id other than the record's own. Of a record with its own trace id
+// and time only the level is looked for.
+func (dc *Decoder) messageText(d *detected) {
+	msg := d.vals[fieldMessage]
+	d.text = msg
+	if strings.TrimSpace(msg) == "" {
+		return
+	}
+	if d.has[fieldTrace] && d.has[fieldTime] { // the text could add only a level, a logger or attributes
+		d.statedLevel(msg)
+		return
+	}
+	var t detected
+	dc.text.detect(msg, &t)
+	body := stripHeader(msg, &t)
+	if !t.has[fieldTime] {
+		if ts := leadingTime(msg); ts != "" {
+			t.setIfAbsent(fieldTime, "time", ts)
+		}
+	}
+	if !d.has[fieldTrace] {
+		for _, f := range [...]field{fieldTrace, fieldSpan, fieldParent} {
+			d.take(&t, f)
+		}
+	} else if t.has[fieldTrace] && !strings.EqualFold(t.vals[fieldTrace], strings.TrimSpace(d.vals[fieldTrace])) {
+		body = msg
+	}
+	if d.has[fieldTime] && t.has[fieldTime] && body != msg && d.attrs["log.time"] == "" {
+		d.attr("log.time", t.vals[fieldTime])
+	}
+	d.take(&t, fieldTime)
+	if !d.has[fieldLevel] && !d.has[fieldSeverityNumber] {
+		d.take(&t, fieldLevel)
+	} else {
+		d.statedLevel(msg)
+	}
+	d.take(&t, fieldName)
+	d.take(&t, fieldService)
+	for k, v := range t.attrs {
+		if _, ok := d.attrs[k]; !ok {
+			d.attr(k, v)
+		}
+	}
+	if body != msg {
+		d.vals[fieldMessage] = body
+	}
+}
+
+// statedLevel replaces a generic level of d (genericLevel) with the one
+// text states at its start (levelAtStart), if any, keeping the generic one
+// as an attribute under its key.
+func (d *detected) statedLevel(text string) {
+	if !d.genericLevel() {
+		return
+	}
+	if lv := levelAtStart(text); lv != "" {
+		d.displace(fieldLevel)
+		d.displace(fieldSeverityNumber)
+		d.setIfAbsent(fieldLevel, "level", lv)
+	}
+}
+
+// levelAtStart is the level a line states at its start: the level word of
+// its header (see header.go: ERROR, [warn], klog's E1130, Python's
+// "ERROR:name:", after a timestamp, pid or thread), or a first word
+// level=…, lvl=…, severity=… or loglevel=… with a known level; else "".
+// A level word later in the text does not count.
+func levelAtStart(line string) string {
+	if !mayStateLevel(line) {
+		return ""
+	}
+	var none detected
+	if h, _ := scanHeader(line, &none); h.level != "" {
+		return h.level
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(line[:min(len(line), 64)]), " ")
+	if k, v, ok := strings.Cut(first, "="); ok {
+		switch lowerASCII(k) {
+		case "level", "lvl", "severity", "loglevel":
+			v = strings.Trim(v, `"',;`)
+			if _, ok := levelWord(lowerASCII(v)); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// mayStateLevel is a quick check for levelAtStart: the start of line holds
+// three upper-case letters in a row, a '[' or an '=', or line starts as
+// klog's E1130 does.
+func mayStateLevel(line string) bool {
+	if len(line) > 5 && strings.IndexByte("IWEF", line[0]) >= 0 && isDigits(line[1:5]) {
+		return true
+	}
+	run := 0
+	for i := 0; i < len(line) && i < 160; i++ {
+		switch c := line[i]; {
+		case c >= 'A' && c <= 'Z':
+			if run++; run >= 3 {
+				return true
+			}
+		case c == '[' || c == '=':
+			return true
+		default:
+			run = 0
+		}
+	}
+	return false
 }

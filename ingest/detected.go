@@ -17,6 +17,10 @@ type detected struct {
 	keys  [fieldName + 1]string
 	vals  [fieldName + 1]string
 	attrs map[string]string
+	// text is the text line the record was read from (a plain line, or a
+	// structured record's message): a level it states at its start
+	// (levelAtStart) beats a wire format's generic one.
+	text string
 }
 
 // set routes one key/value pair through the alias table. A value displaced
@@ -45,6 +49,34 @@ func (d *detected) setIfAbsent(f field, key, val string) {
 	}
 }
 
+// take sets field f from what t found, when d has nothing for it.
+func (d *detected) take(t *detected, f field) {
+	if t.has[f] && !d.has[f] {
+		d.has[f], d.prio[f], d.keys[f], d.vals[f] = true, 99, t.keys[f], t.vals[f]
+	}
+}
+
+// hasService reports whether d names a service that is not blank.
+func (d *detected) hasService() bool {
+	return d.has[fieldService] && strings.TrimSpace(d.vals[fieldService]) != ""
+}
+
+// fillService sets the service to svc when d names none or a blank one.
+func (d *detected) fillService(key, svc string) {
+	if !d.hasService() && strings.TrimSpace(svc) != "" {
+		d.has[fieldService] = false
+		d.setIfAbsent(fieldService, key, svc)
+	}
+}
+
+// displace moves field f's value to the attributes, under its key.
+func (d *detected) displace(f field) {
+	if d.has[f] {
+		d.attr(d.keys[f], d.vals[f])
+		d.has[f], d.keys[f], d.vals[f] = false, "", ""
+	}
+}
+
 func (d *detected) attr(key, val string) {
 	if d.attrs == nil {
 		d.attrs = make(map[string]string, 8)
@@ -52,12 +84,14 @@ func (d *detected) attr(key, val string) {
 	d.attrs[attrKeyOf(key)] = val
 }
 
-// build turns d into a log record. shipped is the shipper's timestamp
-// (Loki's, OTLP's) and wins over the record's own, which is then kept as
-// the attribute log.time; when both are absent, now is used. A malformed
+// build turns d into a log record. shipped is the shipper's event
+// timestamp (Loki's, OTLP's timeUnixNano) and wins over the record's own,
+// which is then kept as the attribute log.time; without it the record's own
+// time is used, else observed (the time a shipper read the line, OTLP's
+// observedTimeUnixNano; zero when there is none), else now. A malformed
 // trace or span id rejects the record, and so does a time outside what the
 // stores hold (schema.TimeInRange).
-func (d *detected) build(shipped, now time.Time) (schema.Record, Reason) {
+func (d *detected) build(shipped, observed, now time.Time) (schema.Record, Reason) {
 	r := schema.Record{Type: schema.TypeLog}
 	var ok bool
 	if r.TraceID, ok = d.traceID(); !ok {
@@ -69,7 +103,7 @@ func (d *detected) build(shipped, now time.Time) (schema.Record, Reason) {
 	if r.ParentSpanID, ok = d.spanID(fieldParent); !ok {
 		return r, ReasonBadSpanID
 	}
-	if r.Time, ok = d.time(shipped, now); !ok {
+	if r.Time, ok = d.time(shipped, observed, now); !ok {
 		return r, ReasonBadTime
 	}
 	r.Severity, r.SeverityText = d.severity()
@@ -116,12 +150,20 @@ func (d *detected) spanID(f field) (schema.SpanID, bool) {
 }
 
 // time picks the record's time (see build); false when the chosen time is
-// outside schema.TimeInRange. An own
-// time that cannot be read is kept as log.time and now used instead.
-func (d *detected) time(shipped, now time.Time) (time.Time, bool) {
+// outside schema.TimeInRange. An own time that cannot be read is kept as
+// log.time and observed or now used instead. With an observed time, an own
+// time of day alone (15:04:05.000) is placed on its day (lineTime), and an
+// own time no store can hold gives way to it.
+func (d *detected) time(shipped, observed, now time.Time) (time.Time, bool) {
 	own, ok := time.Time{}, false
 	if d.has[fieldTime] {
 		own, ok = parseTime(d.vals[fieldTime])
+		if !ok && shipped.IsZero() && !observed.IsZero() {
+			own, ok = lineTime(d.vals[fieldTime], observed)
+		}
+		if ok && !observed.IsZero() && !schema.TimeInRange(own) {
+			ok = false
+		}
 		if !ok || !shipped.IsZero() {
 			d.attr("log.time", d.vals[fieldTime])
 		}
@@ -131,8 +173,34 @@ func (d *detected) time(shipped, now time.Time) (time.Time, bool) {
 		return shipped, schema.TimeInRange(shipped)
 	case ok:
 		return own, schema.TimeInRange(own)
+	case !observed.IsZero():
+		return observed, schema.TimeInRange(observed)
 	}
 	return now, true
+}
+
+// genericLevel reports whether d's level says nothing a text could not say
+// better: none that can be read, or a syslog default (notice, info,
+// informational, syslog's 5 or 6) or "default", as shippers stamp on every
+// line they wrap.
+func (d *detected) genericLevel() bool {
+	s, _ := d.severity()
+	if s == 0 {
+		return true
+	}
+	if !d.has[fieldLevel] || s < schema.SeverityInfo || s >= schema.SeverityWarn {
+		return false
+	}
+	return isGenericLevel(d.vals[fieldLevel])
+}
+
+// isGenericLevel reports whether a level word is a syslog default.
+func isGenericLevel(v string) bool {
+	switch lowerASCII(strings.TrimSpace(v)) {
+	case "", "notice", "info", "informational", "information", "default", "5", "6":
+		return true
+	}
+	return false
 }
 
 func (d *detected) severity() (schema.Severity, string) {

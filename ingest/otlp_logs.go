@@ -86,21 +86,32 @@ func (dc *Decoder) otlpLog(res pcommon.Map, scope string, lr plog.LogRecord, sin
 	if scope != "" && !d.has[fieldName] {
 		d.setIfAbsent(fieldName, "logger", scope)
 	}
-	ts := lr.Timestamp()
-	if ts == 0 {
-		ts = lr.ObservedTimestamp()
+	if lr.Body().Type() == pcommon.ValueTypeMap && d.has[fieldMessage] {
+		dc.messageText(&d) // after the record's own ids, which win
 	}
-	var shipped time.Time
-	if ts != 0 {
-		var ok bool
-		if shipped, ok = otlpTime(ts); !ok {
-			sink.Reject(ReasonBadTime)
-			return
-		}
+	if !d.hasService() {
+		d.fillService("service", fileService(lr.Attributes(), res))
 	}
-	r, reason := d.build(shipped, dc.now())
+	// timeUnixNano is the event's time; without it (the filelog receiver's
+	// default) the time the line states beats observedTimeUnixNano.
+	var shipped, observed time.Time
+	ok := true
+	if ts := lr.Timestamp(); ts != 0 {
+		shipped, ok = otlpTime(ts)
+	} else if ts := lr.ObservedTimestamp(); ts != 0 {
+		observed, ok = otlpTime(ts)
+	}
+	if !ok {
+		sink.Reject(ReasonBadTime)
+		return
+	}
+	r, reason := d.build(shipped, observed, dc.now())
 	if reason != "" {
 		sink.Reject(reason)
+		return
+	}
+	if r.Severity != 0 && isGenericOTLPSeverity(lr) && levelAtStart(d.text) != "" {
+		dc.add(r, sink) // the text's own level beats a generic one (see messageText)
 		return
 	}
 	if n := lr.SeverityNumber(); n > 0 && n <= 24 {
@@ -112,7 +123,38 @@ func (dc *Decoder) otlpLog(res pcommon.Map, scope string, lr plog.LogRecord, sin
 			r.Severity, _ = parseLevel(t)
 		}
 	}
-	add(r, sink)
+	dc.add(r, sink)
+}
+
+// isGenericOTLPSeverity reports whether lr's severity is one a shipper
+// stamps on every line (none, or INFO..INFO4 with no text or a syslog
+// default text such as notice; see genericLevel).
+func isGenericOTLPSeverity(lr plog.LogRecord) bool {
+	n := lr.SeverityNumber()
+	if n != 0 && (n < plog.SeverityNumberInfo || n > plog.SeverityNumberInfo4) {
+		return false
+	}
+	if t := lr.SeverityText(); t != "" {
+		s, ok := parseLevel(t)
+		return !ok || isGenericLevel(t) && s >= schema.SeverityInfo && s < schema.SeverityWarn
+	}
+	return true
+}
+
+// fileService is the service the file a record was read from implies
+// (ServiceFromFileName of the attribute log.file.name or log.file.path, as
+// the Collector's filelog receiver sets them), or "".
+func fileService(attrs, res pcommon.Map) string {
+	for _, k := range [...]string{"log.file.name", "log.file.path"} {
+		for _, m := range [...]pcommon.Map{attrs, res} {
+			if v, ok := m.Get(k); ok {
+				if s := ServiceFromFileName(v.AsString()); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // otlpBody reads a log body: a string as a log line (JSON, logfmt or text),
