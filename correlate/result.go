@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -143,4 +144,18 @@ type TimelineEntry struct {
 	Class      schema.Kind       `json:"class,omitempty"`
 	Role       string            `json:"role,omitempty"` // "origin", "cascade" or ""
 	Attrs      map[string]string `json:"attrs,omitempty"`
+}
+
+// CapTimeline returns the result with at most max timeline entries, noting
+// the cut in its warnings (an API answer, an assistant's tool); res itself
+// is not modified, as it may be shared.
+func (res *Result) CapTimeline(max int) *Result {
+	if len(res.Timeline) <= max {
+		return res
+	}
+	cp := *res
+	cp.Timeline = res.Timeline[:max]
+	cp.Warnings = append(append([]string(nil), res.Warnings...),
+		fmt.Sprintf("timeline truncated to the first %d of %d records", max, len(res.Timeline)))
+	return &cp
 }

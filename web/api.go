@@ -32,7 +32,7 @@ func (s *server) apiTrace(c *gin.Context) {
 		return
 	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusOK, capTimeline(res, s.cfg.MaxAPITimelineRows))
+	c.JSON(http.StatusOK, res.CapTimeline(s.cfg.MaxAPITimelineRows))
 }
 
 // apiRunbook serves GET /api/v1/runbooks/ID: the Runbook.
@@ -150,17 +150,4 @@ func (s *server) runbook(c *gin.Context, raw string) (*runbookgen.Runbook, error
 		return nil, fmt.Errorf("runbook %q: %w", id, errNilDocument)
 	}
 	return rb, nil
-}
-
-// capTimeline returns res with at most max timeline entries, noting the cut
-// in Warnings. res itself is not modified.
-func capTimeline(res *correlate.Result, max int) *correlate.Result {
-	if len(res.Timeline) <= max {
-		return res
-	}
-	cp := *res
-	cp.Timeline = res.Timeline[:max]
-	cp.Warnings = append(append([]string(nil), res.Warnings...),
-		fmt.Sprintf("timeline truncated to the first %d of %d records", max, len(res.Timeline)))
-	return &cp
 }

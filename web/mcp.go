@@ -48,7 +48,7 @@ func (p pooledBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate
 	if res == nil {
 		return nil, fmt.Errorf("trace %s: %w", id, errNilDocument)
 	}
-	return capTimeline(res, p.s.cfg.MaxAPITimelineRows), nil
+	return res.CapTimeline(p.s.cfg.MaxAPITimelineRows), nil
 }
 
 // Runbook loads a runbook within the request timeout.

@@ -281,21 +281,8 @@ func (t *mcpTools) trace(ctx context.Context, in mcpTraceInput) (any, string, er
 	if err != nil {
 		return nil, "", err
 	}
-	res = mcpCapTimeline(res, mcpMaxTimeline)
+	res = res.CapTimeline(mcpMaxTimeline)
 	return res, traceSummary(res), nil
-}
-
-// mcpCapTimeline returns res with at most max timeline entries, saying so
-// in its warnings; res itself is not modified (it may be shared).
-func mcpCapTimeline(res *correlate.Result, max int) *correlate.Result {
-	if len(res.Timeline) <= max {
-		return res
-	}
-	cp := *res
-	cp.Timeline = res.Timeline[:max]
-	cp.Warnings = append(append([]string(nil), res.Warnings...),
-		fmt.Sprintf("timeline truncated to the first %d of %d records", max, len(res.Timeline)))
-	return &cp
 }
 
 // traceSummary is a few lines on the origin, suspect and cascade.
