@@ -270,3 +270,26 @@ func TestCollapseWarnings(t *testing.T) {
 		t.Errorf("collapse = %q, want %q", got, want)
 	}
 }
+
+// TestWriteTextNamesNoService: a record that names no service (a raw line
+// shipped without one) shows as NoService in every part of the text, never
+// as a blank; the JSON document keeps the service empty.
+func TestWriteTextNamesNoService(t *testing.T) {
+	res := AnalyzeRecords([]schema.Record{
+		logAt("", "", 0, schema.SeverityError, "db timeout"),
+		logAt("", "", 1000, schema.SeverityInfo, "ok"),
+	}, Options{})
+	var b strings.Builder
+	if err := WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"Origin    " + NoService, "Suspect   " + NoService, NoService + " failed on its own", "  " + NoService + " "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if res.Origin == nil || res.Origin.Service != "" {
+		t.Errorf("origin %+v: the document must keep the service empty", res.Origin)
+	}
+}

@@ -15,6 +15,18 @@ const (
 	textSvcWidth = 22
 )
 
+// NoService is how text and pages show a record that names no service
+// (a raw line a shipper sent without one); documents keep it empty.
+const NoService = "(no service)"
+
+// ShownService is svc, or NoService when it is empty.
+func ShownService(svc string) string {
+	if svc == "" {
+		return NoService
+	}
+	return svc
+}
+
 // WriteText renders a Result as a compact terminal timeline: every record
 // in causal order, indented by span depth, the origin and cascade marked
 // with their class; then the origin, the cascade as "who failed because of
@@ -64,7 +76,7 @@ func writeTimeline(p *printer, r *Result) {
 		if e.Type == "span" && sev != "ERROR" {
 			sev = "span"
 		}
-		p.printf("%10s  %-*s %-5s %s%s\n", "+"+fmtMs(off), textSvcWidth, clip(indent+e.Service, textSvcWidth),
+		p.printf("%10s  %-*s %-5s %s%s\n", "+"+fmtMs(off), textSvcWidth, clip(indent+ShownService(e.Service), textSvcWidth),
 			sev, mark(e), oneLine(e.Message, textMsgWidth)+extras(e))
 	}
 }
@@ -101,7 +113,7 @@ func writeSummary(p *printer, r *Result) {
 		p.printf("Origin    none: the trace has no error\n")
 	} else {
 		o := r.Origin
-		p.printf("Origin    %s  %s  at %s%s\n          %s\n", o.Service, o.Class,
+		p.printf("Origin    %s  %s  at %s%s\n          %s\n", ShownService(o.Service), o.Class,
 			o.Timestamp.UTC().Format("15:04:05.000"), repeats(o.Repeats), oneLine(o.Message, textMsgWidth))
 	}
 	for i, c := range r.Cascade {
@@ -109,10 +121,10 @@ func writeSummary(p *printer, r *Result) {
 		if i > 0 {
 			label = ""
 		}
-		p.printf("%-9s %s failed (%s) because of %s%s\n", label, c.Service, c.Class, c.CausedBy, repeats(c.Repeats))
+		p.printf("%-9s %s failed (%s) because of %s%s\n", label, ShownService(c.Service), c.Class, ShownService(c.CausedBy), repeats(c.Repeats))
 	}
 	if s := r.Suspect; s != nil {
-		p.printf("Suspect   %s  %s\n          %s\n", s.Service, s.Kind, s.Reason)
+		p.printf("Suspect   %s  %s\n          %s\n", ShownService(s.Service), s.Kind, s.Reason)
 	}
 	if len(r.Warnings) > 0 {
 		p.printf("Warnings\n")

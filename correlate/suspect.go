@@ -179,7 +179,7 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	e := &t.ents[cur]
 	name := t.svcs[e.svc].name
 	*why = append(*why, fmt.Sprintf("%s failed on its own (%s) with no failing dependency: %s",
-		name, e.class, oneLine(messageOf(t.rec(cur)), 120)))
+		ShownService(name), e.class, oneLine(messageOf(t.rec(cur)), 120)))
 	if e.failure == failError {
 		t.res.ownSig, t.res.ownAt, t.res.ownRec = t.signature(cur), t.eventAt(cur), t.ents[cur].rec
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/faultline/faultline/correlate"
 	"html/template"
 	"net/http"
 
@@ -37,6 +38,7 @@ type layout struct {
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"plural": plural,
+		"svc":    correlate.ShownService,
 		"num":    fmtInt,
 		"fmtMs":  fmtMs,
 		"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", clamp01(f)*100) },

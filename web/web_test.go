@@ -15,7 +15,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
 )
 
 func newTestHandler(t testing.TB, cfg Config, b Backend) http.Handler {
@@ -492,4 +494,28 @@ func TestAnalysisStopsWhenNobodyWaits(t *testing.T) {
 	hangUp2()
 	<-done2
 	waitFor(t, "the cancellation", func() bool { return b.cancelled.Load() == 1 && b.running.Load() == 0 })
+}
+
+// TestTracePageNamesNoService: a trace whose records name no service shows
+// correlate.NoService on its page, never a blank name.
+func TestTracePageNamesNoService(t *testing.T) {
+	const id = schema.TraceID("6df93f1a2b3c4d5e6f708192a3b4c5d6")
+	at := fixtureNow.Add(-10 * time.Minute)
+	res := correlate.AnalyzeRecords([]schema.Record{
+		{Type: schema.TypeLog, TraceID: id, Time: at, Severity: schema.SeverityError, Body: "db timeout"},
+		{Type: schema.TypeLog, TraceID: id, Time: at.Add(time.Second), Severity: schema.SeverityInfo, Body: "ok"},
+	}, correlate.Options{})
+	b := newFixtureBackend()
+	b.traces[id] = res
+	rec := get(newTestHandler(t, Config{}, b), "/trace/"+string(id))
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	body := rec.Body.String()
+	if n := strings.Count(body, correlate.NoService); n < 3 {
+		t.Errorf("%q shown %d times, want the origin, the suspect and the timeline rows", correlate.NoService, n)
+	}
+	if strings.Contains(body, "<b></b>") || strings.Contains(body, `<strong class="svc"></strong>`) {
+		t.Error("a blank service name on the page")
+	}
 }
