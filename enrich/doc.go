@@ -49,7 +49,16 @@
 // same group with the same status and alerts within the dedupe window is
 // Alertmanager retrying and is dropped; a later firing updates the message
 // (chat.update) and resolution updates it to resolved with the duration.
-// Incoming webhooks cannot edit, so there a resolution is a new message.
+// A change of the group (its status or its alerts) edited in place is also
+// posted as a reply in the message's thread (chat.postMessage with
+// thread_ts), as Sentry does; the same group firing again is only an edit.
+// One reply per change: it is sent once the edit is delivered, with what is
+// left of the same budget (retries, breaker, dead letter; a dead-lettered
+// reply is resent as a reply), and the state marks it due until then, so a
+// restart in between sends the reply and not the edit again. The ts kept
+// in the state is the first message's, so threading survives restarts.
+// Incoming webhooks cannot edit nor thread (they give no ts), so there a
+// resolution is a new message and nothing is replied.
 //
 // # Secrets
 //

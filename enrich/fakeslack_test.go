@@ -36,6 +36,7 @@ type fakeSlack struct {
 
 type slackCall struct {
 	method, ts, text, blocks string
+	threadTS                 string // chat.postMessage in a thread
 	status                   int
 	at                       time.Time
 }
@@ -84,7 +85,8 @@ func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
-	c := slackCall{method: method, ts: r.PostForm.Get("ts"), text: r.PostForm.Get("text"), blocks: r.PostForm.Get("blocks")}
+	c := slackCall{method: method, ts: r.PostForm.Get("ts"), text: r.PostForm.Get("text"), blocks: r.PostForm.Get("blocks"),
+		threadTS: r.PostForm.Get("thread_ts")}
 	if f.record(w, c) != 0 {
 		return
 	}
@@ -106,8 +108,13 @@ func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
 		f.messages[ts] = c.text
 		enc.Encode(map[string]any{"ok": true, "channel": "C0INCIDENT", "ts": ts, "text": c.text})
 	default:
-		if r.PostForm.Get("channel") != testChannel {
+		ch := r.PostForm.Get("channel")
+		if ch != testChannel && (c.threadTS == "" || ch != "C0INCIDENT") {
 			enc.Encode(map[string]any{"ok": false, "error": "channel_not_found"})
+			return
+		}
+		if _, ok := f.messages[c.threadTS]; c.threadTS != "" && !ok {
+			enc.Encode(map[string]any{"ok": false, "error": "thread_not_found"})
 			return
 		}
 		f.nextTS++
@@ -149,6 +156,19 @@ func (f *fakeSlack) okCalls(method string) []slackCall {
 		}
 	}
 	return out
+}
+
+// topLevel are the chat.postMessage calls Slack answered 200 outside a
+// thread; replies are those in one.
+func (f *fakeSlack) topLevel() (posts, replies []slackCall) {
+	for _, c := range f.okCalls("chat.postMessage") {
+		if c.threadTS == "" {
+			posts = append(posts, c)
+		} else {
+			replies = append(replies, c)
+		}
+	}
+	return posts, replies
 }
 
 // fakeClock is a clock that only moves when the code under test sleeps,

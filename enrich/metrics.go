@@ -7,7 +7,7 @@ type metrics struct {
 	received    *prometheus.CounterVec // source, status
 	rejected    *prometheus.CounterVec // reason
 	duplicates  prometheus.Counter
-	delivered   *prometheus.CounterVec // action: posted, updated
+	delivered   *prometheus.CounterVec // action: posted, updated, replied, resent
 	slackCalls  *prometheus.CounterVec // result
 	deadLetters *prometheus.CounterVec // reason
 	analysisErr prometheus.Counter

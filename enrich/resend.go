@@ -58,7 +58,9 @@ func (s *Service) resend(ctx context.Context, dl *DeadLetter) error {
 		msg = BuildMessage(dl.Group, a, opt)
 	}
 	var prev Posted
-	if st := s.loadState(ctx, dl.Group.ID); st != nil {
+	if dl.Thread != nil {
+		prev = Posted{Channel: dl.Thread.Channel, ThreadTS: dl.Thread.TS} // a reply stays a reply
+	} else if st := s.loadState(ctx, dl.Group.ID); st != nil {
 		prev = st.Posted
 	}
 	posted, attempts, err := s.deliver(ctx, msg, prev, budget{maxTries: s.cfg.ResendAttempts, deadline: now.Add(s.cfg.ResendDeadline)})
@@ -77,7 +79,9 @@ func (s *Service) resend(ctx context.Context, dl *DeadLetter) error {
 		return fmt.Errorf("dead letter %s not delivered: %w", dl.ID, err)
 	}
 	s.m.delivered.WithLabelValues("resent").Inc()
-	s.saveState(ctx, dl.Group, posted, prev, now)
+	if dl.Thread == nil { // a reply's ts is not the group's message
+		s.saveState(ctx, dl.Group, posted, prev, now, false)
+	}
 	s.log.Info("dead letter resent to Slack", "dead_letter", dl.ID, "group", dl.Group.ID)
 	return s.unlistDeadLetter(context.WithoutCancel(ctx), dl.ID)
 }

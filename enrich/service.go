@@ -215,7 +215,8 @@ func (s *Service) process(ctx context.Context, g *Group) {
 }
 
 // processJob delivers one alert group: dedupe against the stored state,
-// analyse, build, post or update, remember. Its delivery budget runs from
+// analyse, build, post or update, remember, and reply in the message's
+// thread when the group changed (see reply). Its delivery budget runs from
 // when it was accepted, across restarts.
 func (s *Service) processJob(ctx context.Context, j *job) {
 	g, now := j.g, s.cfg.Now()
@@ -227,7 +228,9 @@ func (s *Service) processJob(ctx context.Context, j *job) {
 		b.onTry = func(n int) { s.journalTries(j, n) }
 	}
 	st := s.loadState(ctx, g.ID)
-	if st != nil && st.Status == g.Status && st.Hash == g.Hash && now.Sub(st.DeliveredAt) < s.cfg.DedupeWindow {
+	same := st != nil && st.Status == g.Status && st.Hash == g.Hash
+	replyOnly := same && st.ReplyDue // updated before a restart; the reply is left
+	if same && !replyOnly && now.Sub(st.DeliveredAt) < s.cfg.DedupeWindow {
 		s.m.duplicates.Inc()
 		s.log.Debug("alert group already delivered; resend dropped", "group", g.ID, "status", g.Status)
 		return
@@ -242,6 +245,10 @@ func (s *Service) processJob(ctx context.Context, j *job) {
 	opt := s.mopts
 	opt.Now = now
 	msg := BuildMessage(g, a, opt)
+	if replyOnly {
+		s.reply(ctx, g, msg, st.Posted, b, now)
+		return
+	}
 	var prev Posted
 	if st != nil {
 		prev = st.Posted
@@ -261,7 +268,34 @@ func (s *Service) processJob(ctx context.Context, j *job) {
 	}
 	s.m.delivered.WithLabelValues(action).Inc()
 	s.log.Info("alert enriched to Slack", "group", g.ID, "status", g.Status, "service", g.Service, "action", action)
-	s.saveState(ctx, g, posted, prev, now)
+	// A change (status or alerts) edited in place also gets a thread reply;
+	// the same group firing again after the dedupe window does not.
+	due := action == "updated" && !same
+	s.saveState(ctx, g, posted, prev, now, due)
+	if due {
+		b.spent = attempts
+		s.reply(ctx, g, msg, posted, b, now)
+	}
+}
+
+// reply posts msg in the thread of first (the group's message, already
+// updated), with what is left of b: one reply per change, its retries and
+// dead letter under the same rules as the update. Delivered or
+// dead-lettered, the state no longer has it due.
+func (s *Service) reply(ctx context.Context, g *Group, msg *Message, first Posted, b budget, now time.Time) {
+	thread := Posted{Channel: first.Channel, TS: first.TS}
+	_, attempts, err := s.deliver(ctx, msg, Posted{Channel: first.Channel, ThreadTS: first.TS}, b)
+	if err != nil {
+		reason := "slack"
+		if ctx.Err() != nil {
+			reason = "shutdown"
+		}
+		s.deadLetterIn(g, msg, &thread, reason, err.Error(), attempts)
+	} else {
+		s.m.delivered.WithLabelValues("replied").Inc()
+		s.log.Info("alert change replied in the Slack thread", "group", g.ID, "status", g.Status)
+	}
+	s.saveState(ctx, g, first, first, now, false)
 }
 
 // linkAlertRunbook links the alert's own runbook_url from the saved

@@ -177,8 +177,8 @@ func TestUpdateInsteadOfRepost(t *testing.T) {
 	if !strings.HasPrefix(ups[1].text, "[RESOLVED]") || !strings.Contains(ups[1].blocks, "Resolved after 23m45s") {
 		t.Errorf("resolution: %q / %s", ups[1].text, cut(ups[1].blocks, 200))
 	}
-	if n := len(h.slack.okCalls("chat.postMessage")); n != 1 {
-		t.Errorf("%d posts, want the one message edited", n)
+	if tops, replies := h.slack.topLevel(); len(tops) != 1 || len(replies) != 1 {
+		t.Errorf("%d posts and %d replies, want the one message edited and the resolution in its thread", len(tops), len(replies))
 	}
 	if got := h.metric(t, "faultline_enrich_messages_delivered_total", "action", "updated"); got != 2 {
 		t.Errorf("updated metric %v", got)

@@ -17,15 +17,20 @@ import (
 const DefaultAPIURL = "https://slack.com/api/"
 
 // Posted identifies a delivered message so that it can be edited later.
-// Incoming webhooks give no ts: such messages cannot be edited.
+// Incoming webhooks give no ts: such messages cannot be edited, nor
+// replied to in a thread. ThreadTS is only ever set on the prev a
+// PostFunc is given (a reply); it is never stored.
 type Posted struct {
-	Channel string `json:"channel,omitempty"`
-	TS      string `json:"ts,omitempty"`
+	Channel  string `json:"channel,omitempty"`
+	TS       string `json:"ts,omitempty"`
+	ThreadTS string `json:"-"`
 }
 
-// PostFunc delivers m: a new message when prev.TS is empty, else an edit of
-// the message prev names. It is called with a context that carries the
-// per-call timeout. Transports that cannot edit ignore prev.
+// PostFunc delivers m: an edit of the message prev names when prev.TS is
+// set; else a reply in the thread of the message prev.ThreadTS (in
+// prev.Channel) when that is set; else a new message. It is called with a
+// context that carries the per-call timeout. Transports that cannot edit
+// or thread ignore prev (the Service asks for neither without a ts).
 type PostFunc func(ctx context.Context, m *Message, prev Posted) (Posted, error)
 
 // WebAPIPoster posts through Slack's Web API (chat.postMessage and
@@ -48,13 +53,18 @@ func WebAPIPoster(token, channel, apiURL string, client *http.Client) PostFunc {
 			ch, ts, _, err := api.UpdateMessageContext(ctx, prev.Channel, prev.TS, opts...)
 			return Posted{Channel: firstNonEmpty(ch, prev.Channel), TS: firstNonEmpty(ts, prev.TS)}, err
 		}
-		ch, ts, err := api.PostMessageContext(ctx, channel, opts...)
+		to := channel
+		if prev.ThreadTS != "" {
+			to = firstNonEmpty(prev.Channel, channel)
+			opts = append(opts, slack.MsgOptionTS(prev.ThreadTS))
+		}
+		ch, ts, err := api.PostMessageContext(ctx, to, opts...)
 		return Posted{Channel: ch, TS: ts}, err
 	}
 }
 
-// WebhookPoster posts to a Slack incoming webhook. Webhooks cannot edit:
-// every call is a new message.
+// WebhookPoster posts to a Slack incoming webhook. Webhooks cannot edit
+// nor reply in a thread (they return no ts): every call is a new message.
 func WebhookPoster(webhookURL string, client *http.Client) PostFunc {
 	if client == nil {
 		client = &http.Client{}

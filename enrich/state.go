@@ -27,6 +27,10 @@ type groupState struct {
 	Hash        string    `json:"hash"`
 	DeliveredAt time.Time `json:"delivered_at"`
 	StartsAt    time.Time `json:"starts_at"`
+	// ReplyDue: the message was updated for a change of the group and the
+	// thread reply saying so is not yet delivered (nor dead-lettered), so a
+	// restart sends the reply and not the update again.
+	ReplyDue bool `json:"reply_due,omitempty"`
 }
 
 // DeadLetter is a message that could not be delivered, kept so an operator
@@ -43,6 +47,9 @@ type DeadLetter struct {
 	ResentAt    time.Time `json:"resent_at,omitzero"`
 	Group       *Group    `json:"group"`
 	Message     *Message  `json:"message,omitempty"`
+	// Thread, when set, makes the letter a reply in the thread of that
+	// message (a change of the group whose message was already updated).
+	Thread *Posted `json:"thread,omitempty"`
 }
 
 func (s *Service) loadState(ctx context.Context, id string) *groupState {
@@ -66,14 +73,16 @@ func (s *Service) loadState(ctx context.Context, id string) *groupState {
 	return &st
 }
 
-func (s *Service) saveState(ctx context.Context, g *Group, posted, prev Posted, now time.Time) {
+func (s *Service) saveState(ctx context.Context, g *Group, posted, prev Posted, now time.Time, replyDue bool) {
 	if s.docs == nil {
 		return
 	}
 	if posted.TS == "" {
 		posted = prev // a webhook cannot edit; keep what we knew
 	}
-	doc, _ := json.Marshal(groupState{Posted: posted, Status: g.Status, Hash: g.Hash, DeliveredAt: now, StartsAt: g.StartsAt})
+	posted.ThreadTS = ""
+	doc, _ := json.Marshal(groupState{Posted: posted, Status: g.Status, Hash: g.Hash, DeliveredAt: now,
+		StartsAt: g.StartsAt, ReplyDue: replyDue})
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
 	if err := s.docs.PutDoc(ctx, stateKind, g.ID, doc); err != nil {
@@ -84,9 +93,18 @@ func (s *Service) saveState(ctx context.Context, g *Group, posted, prev Posted, 
 // deadLetter keeps an undelivered message. When even that fails the alert
 // is logged in full (without secrets), so it is never silently dropped.
 func (s *Service) deadLetter(g *Group, msg *Message, reason, errText string, attempts int) {
+	s.deadLetterIn(g, msg, nil, reason, errText, attempts)
+}
+
+// deadLetterIn is deadLetter of a message bound for thread (nil: none).
+func (s *Service) deadLetterIn(g *Group, msg *Message, thread *Posted, reason, errText string, attempts int) {
 	now := s.cfg.Now().UTC()
-	dl := DeadLetter{ID: g.ID + "-" + string(g.Status) + "-" + strconv.FormatInt(now.UnixNano(), 10), At: now,
-		Reason: reason, Error: s.red.string(errText), Attempts: attempts, Group: g, Message: msg}
+	id := g.ID + "-" + string(g.Status) + "-" + strconv.FormatInt(now.UnixNano(), 10)
+	if thread != nil {
+		id += "-reply"
+	}
+	dl := DeadLetter{ID: id, At: now, Reason: reason, Error: s.red.string(errText), Attempts: attempts,
+		Group: g, Message: msg, Thread: thread}
 	s.m.deadLetters.WithLabelValues(reason).Inc()
 	err := s.putDeadLetter(dl)
 	if err != nil {
