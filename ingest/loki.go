@@ -32,7 +32,10 @@ func serviceLabelRank(name string) (int, bool) {
 }
 
 // lokiEntry decodes one Loki log line with its stream labels and structured
-// metadata. ts is the shipper's timestamp and wins over one in the line.
+// metadata. ts is the shipper's timestamp and wins over one in the line; a
+// level the line's text states at its start (levelAtStart) wins over a
+// generic one (genericLevel) from the metadata or labels, which is kept as
+// an attribute.
 func (dc *Decoder) lokiEntry(labels, meta []label, ts time.Time, line string, sink RecordSink) {
 	if len(line) > dc.lim.MaxLineBytes {
 		sink.Reject(ReasonLineTooLong)
@@ -63,6 +66,13 @@ func (dc *Decoder) lokiEntry(labels, meta []label, ts time.Time, line string, si
 		d.has[fieldService] = false
 		d.setIfAbsent(fieldService, "service", svc)
 	}
+	// A level the text states at its start beats a generic one from the
+	// metadata or labels (info, notice, none), as in the other decoders.
+	text := d.text
+	if text == "" {
+		text = line
+	}
+	d.statedLevel(text)
 	dc.emit(&d, ts, sink)
 }
 

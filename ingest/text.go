@@ -84,12 +84,15 @@ type builtin struct {
 }
 
 // builtinPatterns are the common ways applications write ids and levels
-// into text: key=value and key: value pairs (Spring's "TraceID: … SpanID: …"),
+// into text: key=value and key: value pairs (Spring's "TraceID: … SpanID: …",
+// a bare "trace=…" or "[trace=…]"),
 // Sleuth/Micrometer's [app,trace,span], and a W3C traceparent.
 func builtinPatterns() []builtin {
 	const kv = `["']?\s*[:=]\s*["']?`
 	return []builtin{
 		{`(?i)(?:^|[^a-z0-9_])(?:otel|x-b3-)?trace[_.-]?id` + kv + `(?P<trace_id>[0-9a-f]{32}|[0-9a-f]{16}|[0-9a-f-]{36})\b`, []string{"trace"}},
+		// A bare trace=<32 hex> or [trace=…]; not stacktrace= or my_trace=.
+		{`(?i)(?:^|[^a-z0-9_])trace=["']?(?P<trace_id>[0-9a-f]{32})\b`, []string{"trace="}},
 		{`(?i)dd\.trace_id` + kv + `(?P<dd__trace_id>[0-9]{1,20})\b`, []string{"dd.trace_id"}},
 		{`(?i)(?:^|[^a-z0-9_])(?:otel|x-b3-)?span[_.-]?id` + kv + `(?P<span_id>[0-9a-f]{16})\b`, []string{"span"}},
 		{`(?i)dd\.span_id` + kv + `(?P<dd__span_id>[0-9]{1,20})\b`, []string{"dd.span_id"}},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh sets up what the tests need on a fresh Debian machine and runs
 # them all: Go modules, the Collector's telemetrygen (OTLP/gRPC tests),
-# Debian's Chromium (web UI tests), the ClickHouse engine as a library
+# Debian's Chromium (web UI tests), Debian's syslog-ng with its http()
+# module (TestSyslogNG), the ClickHouse engine as a library
 # (libchdb from npm, for the ClickHouse backend tests).
 # Idempotent: what is already there is not installed again.
 set -euo pipefail
@@ -28,6 +29,13 @@ if ! command -v chromium >/dev/null 2>&1; then
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 export FAULTLINE_CHROMIUM="${FAULTLINE_CHROMIUM:-$(command -v chromium)}"
+
+echo "== syslog-ng (TestSyslogNG: the README's file() -> http() configuration)"
+if ! ls /usr/lib/syslog-ng/*/libhttp.so >/dev/null 2>&1; then # the http() module; it depends on syslog-ng-core
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends syslog-ng-core syslog-ng-mod-http >/dev/null
+fi
+export FAULTLINE_SYSLOGNG="${FAULTLINE_SYSLOGNG:-$(command -v syslog-ng || echo /usr/sbin/syslog-ng)}"
 
 echo "== ClickHouse engine (libchdb from npm)"
 FAULTLINE_CHDB_LIB="$(.ci/install-chdb.sh | tail -n1)"
