@@ -14,20 +14,53 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
+// requestFormat names the format of a request from its path and
+// Content-Type alone, before its body is read: what the metrics and the
+// log count a request under even when it is refused before decoding (a
+// 429 while the write slots are full), and the names the decoders give.
+func requestFormat(r *http.Request) string {
+	mt := mediaType(r)
+	switch r.URL.Path {
+	case "/loki/api/v1/push":
+		switch mt {
+		case "application/json":
+			return "loki-json"
+		case "application/x-protobuf", "", "application/octet-stream":
+			return "loki-protobuf"
+		}
+		return "loki"
+	case "/ingest/jsonl":
+		return "jsonl"
+	case "/v1/logs", "/v1/traces":
+		f := "otlp-logs"
+		if r.URL.Path == "/v1/traces" {
+			f = "otlp-traces"
+		}
+		switch mt {
+		case "application/json":
+			return f + "-json"
+		case "application/x-protobuf", "application/protobuf", "":
+			return f + "-protobuf"
+		}
+		return f
+	}
+	return "unknown"
+}
+
 // decodeLoki reads a Loki push: protobuf + snappy (the default, as Loki
 // treats a missing Content-Type) or JSON.
 func (s *Server) decodeLoki(r *http.Request, body []byte, l *lease, b *Batch) (string, error) {
-	switch mt := mediaType(r); {
-	case mt == "application/json":
-		return "loki-json", s.dec.LokiJSON(body, b)
-	case mt == "application/x-protobuf" || mt == "" || mt == "application/octet-stream":
+	switch f := requestFormat(r); f {
+	case "loki-json":
+		return f, s.dec.LokiJSON(body, b)
+	case "loki-protobuf":
 		raw, err := unsnappy(body, s.dec.Limits().MaxBodyBytes, l)
 		if err != nil {
-			return "loki-protobuf", err
+			return f, err
 		}
-		return "loki-protobuf", s.dec.LokiProto(raw, b)
+		return f, s.dec.LokiProto(raw, b)
 	default:
-		return "loki", badInput(ErrUnsupportedType, nil, "Content-Type %q is not a Loki push; send application/x-protobuf (snappy) or application/json", truncate(mt, 60))
+		return f, badInput(ErrUnsupportedType, nil, "Content-Type %q is not a Loki push; send application/x-protobuf (snappy) or application/json", truncate(mediaType(r), 60))
 	}
 }
 

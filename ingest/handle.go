@@ -28,7 +28,7 @@ func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, span := s.tracer.Start(r.Context(), "ingest "+r.URL.Path)
 		defer span.End()
-		format, st, err := "unknown", Stats{}, error(nil)
+		format, st, err := requestFormat(r), Stats{}, error(nil)
 		defer func() {
 			if v := recover(); v != nil {
 				s.log.Error("panic while handling an ingest request", "path", r.URL.Path, "panic", fmt.Sprint(v))
@@ -67,12 +67,12 @@ func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		// The rest of the body is not read: close the connection after the
 		// answer, rather than let the server wait for it before answering.
 		w.Header().Set("Connection", "close")
-		return "unknown", Stats{}, err
+		return requestFormat(r), Stats{}, err
 	}
 	select {
 	case s.sem <- struct{}{}:
 	default:
-		return "unknown", Stats{}, ErrBusy
+		return requestFormat(r), Stats{}, ErrBusy
 	}
 	s.m.inFlight.Inc()
 	defer func() { <-s.sem; s.m.inFlight.Dec() }()

@@ -218,6 +218,18 @@ func TestHTTPBackPressure(t *testing.T) {
 	if r := decodeReply(t, body); r.Accepted != 0 {
 		t.Errorf("a 429 reports %d accepted", r.Accepted)
 	}
+	// Refused before decoding, a request still counts under its format.
+	if resp, _ := post(t, ts.otlp.URL+"/v1/logs", "application/x-protobuf", "", []byte{}); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("OTLP request while full: %d", resp.StatusCode)
+	}
+	mresp, _ := http.Get(ts.main.URL + "/metrics")
+	m, _ := io.ReadAll(mresp.Body)
+	for _, want := range []string{`faultline_ingest_requests_total{code="429",format="jsonl"} 1`,
+		`faultline_ingest_requests_total{code="429",format="otlp-logs-protobuf"} 1`} {
+		if !strings.Contains(string(m), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 	close(bs.release)
 	if code := <-done; code != 200 {
 		t.Errorf("first request: %d", code)
