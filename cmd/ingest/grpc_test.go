@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/faultline/faultline/internal/testenv"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -111,22 +111,7 @@ func TestServeGRPC(t *testing.T) {
 // installs it). Absent, the test fails when $CI is set and is skipped
 // otherwise.
 func telemetrygen(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("FAULTLINE_TELEMETRYGEN")
-	if p == "" {
-		p, _ = exec.LookPath("telemetrygen")
-	}
-	if p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	msg := "no telemetrygen (set FAULTLINE_TELEMETRYGEN, or go install github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen@v0.161.0)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Binary(t, "FAULTLINE_TELEMETRYGEN", "telemetrygen", "go install github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen@v0.161.0")
 }
 
 // TestTelemetrygen sends traces and logs with the Collector's telemetrygen

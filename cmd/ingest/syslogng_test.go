@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/faultline/faultline/internal/testenv"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,22 +42,7 @@ log { source(s_app); destination(d_faultline); };
 // (scripts/test.sh installs Debian's syslog-ng-core and syslog-ng-mod-http).
 // Absent, the test fails when $CI is set and is skipped otherwise.
 func syslogNG(t *testing.T) string {
-	t.Helper()
-	p := os.Getenv("FAULTLINE_SYSLOGNG")
-	if p == "" {
-		p, _ = exec.LookPath("syslog-ng")
-	}
-	if p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	msg := "no syslog-ng (set FAULTLINE_SYSLOGNG, or apt-get install syslog-ng-core syslog-ng-mod-http)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Binary(t, "FAULTLINE_SYSLOGNG", "syslog-ng", "apt-get install syslog-ng-core syslog-ng-mod-http")
 }
 
 // TestSyslogNG runs the README's syslog-ng configuration against `ingest

@@ -1,9 +1,12 @@
-// Package testenv finds what dataset-driven tests need outside the
-// repository: the shared/datasets folder that lies beside a checkout.
+// Package testenv finds what tests need outside the repository: the
+// shared/datasets folder that lies beside a checkout, and the real clients
+// scripts/test.sh installs.
 package testenv
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -32,5 +35,28 @@ func Datasets(t testing.TB, name string) string {
 		t.Fatalf("shared/datasets/%s not found beside the repository", name)
 	}
 	t.Skipf("shared/datasets/%s not found beside the repository; this dataset-driven test needs it", name)
+	return ""
+}
+
+// Binary returns the path of a real client a test drives (telemetrygen,
+// syslog-ng): $env when set, else name on $PATH. When it is absent the test
+// fails if $CI is set (scripts/test.sh installs it) and is skipped
+// otherwise, with install saying how to get it.
+func Binary(t testing.TB, env, name, install string) string {
+	t.Helper()
+	p := os.Getenv(env)
+	if p == "" {
+		p, _ = exec.LookPath(name)
+	}
+	if p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("no %s (set %s, or %s)", name, env, install)
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 	return ""
 }
