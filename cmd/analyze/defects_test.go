@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/enrich"
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store"
 )
@@ -192,17 +192,7 @@ func TestServeHealthzReportsDamage(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(db, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	junk := make([]byte, 200<<10)
-	rand.Read(junk)
-	if _, err := f.WriteAt(junk, fi.Size()/2); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testenv.Damage(t, db, 200<<10)
 	base, stop := startServe(t, "--read-only", "--store", db)
 	defer stop()
 	code, body := httpGet(t, base+"/api/v1/incident?since=2h")

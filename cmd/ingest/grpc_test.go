@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/faultline/faultline/internal/testenv"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -11,14 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/schema"
-	"github.com/faultline/faultline/store/sqlite"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding/gzip"
+
+	"github.com/faultline/faultline/internal/testenv"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/sqlite"
 )
 
 // served is an `ingest serve` running in-process on free ports.

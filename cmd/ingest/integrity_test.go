@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/ingest"
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/store/sqlite"
 )
 
@@ -62,18 +61,7 @@ func TestDamagedWhileServing(t *testing.T) {
 	ts.Config.Handler = srv.Handler()
 	go watchIntegrity(t.Context(), db, 50*time.Millisecond, slog.New(slog.DiscardHandler))
 
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	noise := make([]byte, 200<<10)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range noise {
-		noise[i] = byte(rng.Uint32())
-	}
-	f.WriteAt(noise, fi.Size()/2)
-	f.Close()
+	testenv.Damage(t, path, 200<<10)
 
 	deadline := time.Now().Add(5 * time.Second)
 	for db.WriteHealth() == nil && time.Now().Before(deadline) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"github.com/faultline/faultline/internal/testenv"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
 )
 

@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,4 +60,32 @@ func Binary(t testing.TB, env, name, install string) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// Damage overwrites n bytes in the middle of the file at path with
+// deterministic noise, as a disk or a stray write would: what the tests of
+// a damaged store start from. It fails the test when the file is smaller
+// than 3n, too small to damage without hitting its header.
+func Damage(t testing.TB, path string, n int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < 3*int64(n) {
+		t.Fatalf("%s of %d bytes is too small to damage", path, fi.Size())
+	}
+	noise := make([]byte, n)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	if _, err := f.WriteAt(noise, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -3,11 +3,10 @@ package sqlite
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store/backend"
 )
@@ -44,18 +43,7 @@ func TestDamageWhileOpen(t *testing.T) {
 	if err := db.CheckIntegrity(t.Context()); err != nil {
 		t.Fatalf("intact store: %v", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	noise := make([]byte, 200<<10)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range noise {
-		noise[i] = byte(rng.Uint32())
-	}
-	f.WriteAt(noise, fi.Size()/2)
-	f.Close()
+	testenv.Damage(t, path, 200<<10)
 	if err := db.CheckIntegrity(t.Context()); !errors.Is(err, backend.ErrCorrupt) {
 		t.Fatalf("CheckIntegrity of a damaged store = %v, want ErrCorrupt", err)
 	}

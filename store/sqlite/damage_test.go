@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store/backend"
 )
@@ -40,21 +40,7 @@ func damagedStore(t *testing.T) string {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	noise := make([]byte, 200<<10)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range noise {
-		noise[i] = byte(rng.Uint32())
-	}
-	if fi.Size() < 3*int64(len(noise)) {
-		t.Fatalf("store of %d bytes is too small to damage", fi.Size())
-	}
-	f.WriteAt(noise, fi.Size()/2)
-	f.Close()
+	testenv.Damage(t, path, 200<<10)
 	return path
 }
 
