@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -108,14 +107,7 @@ func TestAcceptedAlertsSurviveKill9(t *testing.T) {
 	}
 	_ = child.Wait()
 
-	got := make(chan string, 16)
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- string(b)
-		_, _ = io.WriteString(w, "ok")
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	got := recordingSlack(t, 16)
 	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-tok")
 	_, stop := startServe(t, "--store", db)
 	defer stop()

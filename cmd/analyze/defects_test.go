@@ -43,13 +43,11 @@ func TestParallelResendsPostOnce(t *testing.T) {
 	db := deadLetterStore(t)
 	id := deadLetterID(t, db)
 	var posts atomic.Int32
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fakeSlack(t, func(w http.ResponseWriter, r *http.Request) {
 		posts.Add(1)
 		time.Sleep(500 * time.Millisecond)
 		_, _ = io.WriteString(w, "ok")
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	})
 	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-tok")
 	base, stop := startServe(t, "--store", db, "--auth-token", "ui-tok")
 	defer stop()
@@ -89,12 +87,10 @@ func TestDLQResendBoundedKeepsReason(t *testing.T) {
 	db := deadLetterStore(t)
 	id := deadLetterID(t, db)
 	var calls atomic.Int32
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fakeSlack(t, func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		w.WriteHeader(500)
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	})
 	start := time.Now()
 	code, _, errs := runCmd(t, "dlq", "resend", "--store", db, id)
 	if took := time.Since(start); code != exitFail || took > 40*time.Second || !strings.Contains(errs, "not delivered") {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,14 +81,7 @@ func TestDLQListShowResend(t *testing.T) {
 	if code, _, errs := runCmd(t, "dlq", "resend", id, "--store", db); code != exitUsage || !strings.Contains(errs, "FAULTLINE_SLACK_WEBHOOK_URL") {
 		t.Errorf("resend without Slack: exit %d %q", code, errs)
 	}
-	got := make(chan string, 4)
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- string(b)
-		_, _ = io.WriteString(w, "ok")
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	got := recordingSlack(t, 4)
 	if code, out, errs := runCmd(t, "dlq", "resend", id, "--store", db); code != exitOK || !strings.Contains(out, "resent "+id) {
 		t.Fatalf("resend: exit %d, %q %q", code, out, errs)
 	}
@@ -120,14 +111,7 @@ func TestDLQListShowResend(t *testing.T) {
 // the message to Slack.
 func TestServeDeadLettersPage(t *testing.T) {
 	db := deadLetterStore(t)
-	got := make(chan string, 4)
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- string(b)
-		_, _ = io.WriteString(w, "ok")
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	got := recordingSlack(t, 4)
 	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-tok")
 	base, stop := startServe(t, "--store", db, "--auth-token", "ui-tok")
 	defer stop()

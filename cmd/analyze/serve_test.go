@@ -136,14 +136,7 @@ func httpPost(t *testing.T, url, body string, hdr ...string) (int, string) {
 // TestServeMountsAlertHooks posts an Alertmanager alert to a server whose
 // Slack destination is a local fake, and waits for the message to arrive.
 func TestServeMountsAlertHooks(t *testing.T) {
-	got := make(chan string, 4)
-	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- string(b)
-		_, _ = io.WriteString(w, "ok")
-	}))
-	defer slack.Close()
-	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", slack.URL+"/services/T/B/X")
+	got := recordingSlack(t, 4)
 	t.Setenv("FAULTLINE_HOOK_TOKEN", "hook-tok")
 	base, stop := startServe(t, "--store", filepath.Join(t.TempDir(), "s.db"), "--auth-token", "ui-only")
 	defer stop()
@@ -264,4 +257,26 @@ func TestServeHelpHidesSecrets(t *testing.T) {
 	if code != exitOK || strings.Contains(errs, "SECRET") || !strings.Contains(errs, "hook-token") {
 		t.Errorf("serve -h: exit %d, shows a secret or lacks --hook-token:\n%s", code, errs)
 	}
+}
+
+// fakeSlack points FAULTLINE_SLACK_WEBHOOK_URL, for the rest of the test,
+// at a local server answering with h: Slack's incoming webhook, faked.
+func fakeSlack(t *testing.T, h http.HandlerFunc) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Setenv("FAULTLINE_SLACK_WEBHOOK_URL", srv.URL+"/services/T/B/X")
+}
+
+// recordingSlack is fakeSlack that takes every message and passes its body
+// on the channel it returns (of capacity n).
+func recordingSlack(t *testing.T, n int) chan string {
+	t.Helper()
+	got := make(chan string, n)
+	fakeSlack(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- string(b)
+		_, _ = io.WriteString(w, "ok")
+	})
+	return got
 }
