@@ -18,9 +18,20 @@ const sessionCookie = "faultline_session"
 // authorized reports whether the request carries valid credentials: the
 // bearer token, basic auth, or the session cookie.
 func (s *server) authorized(r *http.Request) bool {
-	if !s.cfg.authEnabled() {
+	if !s.cfg.authEnabled() || s.credentialed(r) {
 		return true
 	}
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		if _, ok := s.sessions.get(ck.Value); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialed reports whether the request carries the bearer token or
+// the basic-auth password: credentials a browser never sends by itself.
+func (s *server) credentialed(r *http.Request) bool {
 	if s.cfg.AuthToken != "" {
 		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(tok, s.cfg.AuthToken) {
 			return true
@@ -28,11 +39,6 @@ func (s *server) authorized(r *http.Request) bool {
 	}
 	if s.cfg.BasicUser != "" {
 		if u, p, ok := r.BasicAuth(); ok && equal(u, s.cfg.BasicUser) && equal(p, s.cfg.BasicPassword) {
-			return true
-		}
-	}
-	if ck, err := r.Cookie(sessionCookie); err == nil {
-		if _, ok := s.sessions.get(ck.Value); ok {
 			return true
 		}
 	}

@@ -72,6 +72,13 @@ func (s *server) requireAuthStrict(c *gin.Context) {
 		c.Next()
 		return
 	}
+	s.refuseStrict(c)
+}
+
+// refuseStrict answers a machine endpoint's request without valid
+// credentials: 429 past the failed-login limit, else 401 (never a
+// redirect).
+func (s *server) refuseStrict(c *gin.Context) {
 	if s.limitedFailure(c) {
 		return
 	}

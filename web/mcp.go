@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -70,26 +69,9 @@ func (s *server) mountMCP(r *gin.Engine) {
 // machine endpoint that acts (an assistant's tool calls) takes only
 // credentials a browser never sends by itself.
 func (s *server) requireCredentials(c *gin.Context) {
-	if !s.cfg.authEnabled() {
+	if !s.cfg.authEnabled() || s.credentialed(c.Request) {
 		c.Next()
 		return
 	}
-	r := c.Request
-	if s.cfg.AuthToken != "" {
-		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(tok, s.cfg.AuthToken) {
-			c.Next()
-			return
-		}
-	}
-	if s.cfg.BasicUser != "" {
-		if u, pw, ok := r.BasicAuth(); ok && equal(u, s.cfg.BasicUser) && equal(pw, s.cfg.BasicPassword) {
-			c.Next()
-			return
-		}
-	}
-	if s.limitedFailure(c) {
-		return
-	}
-	c.Header("WWW-Authenticate", `Bearer realm="faultline"`)
-	c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": classify(errUnauthorized).message})
+	s.refuseStrict(c)
 }
