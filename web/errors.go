@@ -85,5 +85,20 @@ func (s *server) failNotFound(c *gin.Context, what string) {
 
 func (s *server) notFound(c *gin.Context) { s.fail(c, errNoRoute) }
 
+// misdirectedPush answers a shipper that sends logs or spans to the web
+// server instead of `ingest serve`: a 404 whose body, which shippers log,
+// names the right listener. It needs no credentials: it tells nothing
+// about the data.
+func misdirectedPush(c *gin.Context) {
+	if c.Request.Method != http.MethodPost {
+		return
+	}
+	switch c.Request.URL.Path {
+	case "/loki/api/v1/push", "/ingest/jsonl", "/v1/logs", "/v1/traces":
+		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "this is faultline's web server (analyze serve), which does not take records; " +
+			"send them to ingest serve: Loki push and JSON lines on its --listen (default :3100), OTLP/HTTP on --otlp-listen (default :4318), OTLP/gRPC on --otlp-grpc-listen (default :4317)"})
+	}
+}
+
 // errNilDocument is a backend that answered neither a document nor an error.
 var errNilDocument = errors.New("backend returned no document")

@@ -88,6 +88,6 @@ func (s *server) routes() *gin.Engine {
 	g.POST("/deadletters/:id/resend", s.resendDeadLetter)
 	g.GET("/api/v1/deadletters", s.apiDeadLetters)
 	g.POST("/api/v1/deadletters/:id/resend", s.resendDeadLetter)
-	r.NoRoute(s.requireAuth, s.notFound)
+	r.NoRoute(misdirectedPush, s.requireAuth, s.notFound)
 	return r
 }

@@ -519,3 +519,25 @@ func TestTracePageNamesNoService(t *testing.T) {
 		t.Error("a blank service name on the page")
 	}
 }
+
+// A shipper pointed at the web server by mistake is told where records go,
+// even on a protected server, and is not sent to the login form.
+func TestPushToWebNamesIngest(t *testing.T) {
+	for _, cfg := range []Config{{}, {AuthToken: "tok-123"}} {
+		h := newTestHandler(t, cfg, newFixtureBackend())
+		for _, p := range []string{"/loki/api/v1/push", "/ingest/jsonl", "/v1/logs", "/v1/traces"} {
+			req := httptest.NewRequest(http.MethodPost, p, strings.NewReader(`{"streams":[]}`))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			if rec.Code != http.StatusNotFound || !strings.Contains(body, "ingest serve") || !strings.Contains(body, ":4318") {
+				t.Errorf("POST %s (token %q): %d %.300s, want 404 naming ingest serve and its ports", p, cfg.AuthToken, rec.Code, body)
+			}
+		}
+		// Anything else is the web's own: no hint, and behind its login.
+		if rec := get(h, "/v1/logs"); strings.Contains(rec.Body.String(), "ingest serve") {
+			t.Errorf("GET /v1/logs (token %q) got the push hint: %d", cfg.AuthToken, rec.Code)
+		}
+	}
+}
