@@ -54,15 +54,17 @@ func dateAround(before []byte, rest string) bool {
 
 // isHexID reports whether w is groups of hex digits joined by single ':',
 // '-' or '.', with at least one digit and two separators: MAC and IPv6
-// addresses, UUIDs, times. Its letter-only groups are ids too, so the word
+// addresses (with one "::"), UUIDs, times. Its letter-only groups are ids too, so the word
 // is one variable.
 func isHexID(w string) bool {
-	digits, seps := 0, 0
+	digits, seps, double := 0, 0, false
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
 		case c >= '0' && c <= '9':
 			digits++
+		case c == ':' && i > 0 && w[i-1] == ':' && !double && i < len(w)-1:
+			double = true // the one "::" of an IPv6 address
 		case c == ':' || c == '-' || c == '.':
 			if i == 0 || i == len(w)-1 || !isHexChar(w[i-1]) {
 				return false

@@ -35,6 +35,17 @@ func mask(msg string, keepWords bool) string {
 			j++
 		}
 		if j > i {
+			// A unit after a number joins the number's <*> ("3.4 MiB",
+			// "(1.2 KB)", "<1 sec"): a size or a duration is one variable
+			// whatever its unit.
+			if n := len(b); n > 2 && b[n-1] == '>' && b[n-2] == '*' && b[n-3] == '<' && isUnitStart(msg[i]) {
+				if u := unitLen(msg[i:j]); u > 0 {
+					b = append(b, msg[i+u:j]...)
+					prevWild = prevWild && u == j-i
+					i = j
+					continue
+				}
+			}
 			start, word := len(b), len(b)
 			if start > 0 {
 				b = append(b, ' ')
@@ -58,7 +69,7 @@ func maskOneWord(b []byte, w, rest string, keepWords bool) []byte {
 	switch {
 	case isCalendar(w) && dateAround(b, rest):
 		return append(b, Wildcard...)
-	case isHexID(w):
+	case isHexID(w), (w[0] == '<' || w[0] == '>') && isComparedNumber(w):
 		return append(b, Wildcard...)
 	}
 	return maskWord(b, w, keepWords)
@@ -122,7 +133,13 @@ func (m *wordMasker) plain(i int) int {
 	if strings.HasPrefix(w[j:], "://") {
 		return m.url(i, j)
 	}
-	m.segment(w[i:j])
+	// A host or file name is variable too, but not as a key (user.id=).
+	s := w[i:j]
+	if v, dotted := classify(s); v || (dotted && (j == len(w) || w[j] != '=') && isHostOrFile(s)) {
+		m.variable()
+	} else {
+		m.b = append(m.b, s...)
+	}
 	return j
 }
 

@@ -16,7 +16,19 @@ func TestMask(t *testing.T) {
 		{"ip and port collapse", "Received connection request /10.10.34.11:45307",
 			"Received connection request <*>"},
 		{"ip in brackets", "reverse mapping checking getaddrinfo for ns.example.com [173.234.31.186] failed",
-			"reverse mapping checking getaddrinfo for ns.example.com [<*>] failed"},
+			"reverse mapping checking getaddrinfo for <*> [<*>] failed"},
+		{"fqdn and host:port", "connect to proxy.cse.example.edu.hk:5070 via kafka-2.kafka.svc.cluster.local:9092",
+			"connect to <*> via <*>"},
+		{"domain with a gTLD", "resolved api.example.com and mail.google.com", "resolved <*> and <*>"},
+		{"file names", "chrome.exe wrote app.log and nginx.service", "<*> wrote <*> and <*>"},
+		{"code names stay", "dfs.DataNode: java.lang.OutOfMemoryError in os.Open from Client.Timeout",
+			"dfs.DataNode: java.lang.OutOfMemoryError in os.Open from Client.Timeout"},
+		{"dotted keys stay", "span user.id=42 http.method=GET", "span user.id=<*> http.method=<*>"},
+		{"size units fold", "sent 3.4 MiB (1.00 KB) of 12 GB, 512 bytes", "sent <*> (<*>) of <*>, <*>"},
+		{"duration units fold", "lifetime <1 sec, then 12.5 seconds, 3 ms; 00:01:02", "lifetime <*>, then <*>, <*>; <*>"},
+		{"plain words after numbers stay", "3 retries after 5 failures", "<*> retries after <*> failures"},
+		{"windows path", `Loading C:\Windows\servicing\Sessions failed`, `Loading C:<*> failed`},
+		{"ipv6", "from fe80::1ff:fe23:4567:890a and 2001:db8::1 ok", "from <*> and <*> ok"},
 		{"uuid", "[instance: b9000564-fe1a-409b-b8cc-1e88b294cd1d] Claim successful",
 			"[instance: <*>] Claim successful"},
 		{"duration and size", "call exceeded 3000ms after 3 retries, payload 12KB",
@@ -70,6 +82,8 @@ func TestMaskIdempotent(t *testing.T) {
 		"user 'bob' at Sun Jul 10 03:55:21 2005 from 10.0.0.1:80",
 		`Post "http://payment:8080/charge?id=7": context deadline exceeded`,
 		`body {"user_id":123,"status":"failed"} sent to s3://bucket/key`,
+		"chrome.exe - proxy.example.com:5070 close, 0 bytes (1.00 KB) sent, lifetime <1 sec",
+		"took 3.4 MiB and 12 ms from [2001:db8::1]:443",
 	} {
 		once := Mask(in)
 		if twice := Mask(once); twice != once {
@@ -122,4 +136,17 @@ func FuzzMask(f *testing.F) {
 			t.Fatalf("Mask(%q) = %q keeps a digit", s, got)
 		}
 	})
+}
+
+func TestIsHostOrFile(t *testing.T) {
+	for s, want := range map[string]bool{
+		"proxy.cse.example.edu.hk": true, "api.example.com": true, "kafka.svc.cluster.local": true,
+		"bbc.co.uk": true, "chrome.exe": true, "OUTLOOK.EXE": true, "nginx.service": true, "app.log": true,
+		"dfs.DataNode": false, "java.lang.Error": false, "os.Open": false, "user.id": false,
+		"e.g.": false, "a..com": false, "done.": false, ".com": false, "x_y.internal": true,
+	} {
+		if got := isHostOrFile(s); got != want {
+			t.Errorf("isHostOrFile(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

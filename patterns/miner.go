@@ -25,7 +25,7 @@ type Config struct {
 // Defaults of a zero Config.
 const (
 	DefaultSimThreshold = 0.4
-	DefaultMaxVariants  = 4
+	DefaultMaxVariants  = 3 // chosen by leave-one-system-out (see loso_test.go)
 )
 
 // Template is one group of messages: its id (derived from the template
@@ -108,7 +108,7 @@ func (m *Miner) AddCount(msg string, n int) string {
 		l.count += n
 		return l.id
 	}
-	tokens := collapseWildcards(strings.Fields(msg))
+	tokens := collapseWildcards(joinQuoted(strings.Fields(msg)))
 	text := strings.Join(tokens, " ")
 	if l, ok := m.leaves[text]; ok {
 		m.leaves[msg] = l
@@ -138,12 +138,118 @@ func (m *Miner) route(l *leaf) {
 	g.leaves = append(g.leaves, l)
 }
 
-// bucketKey routes a message by its token count and first token.
+// bucketKey routes a message by its token count and first token, or a
+// word after it (routeWord) when the first names the program or component
+// that wrote the line (see isProgram): the same message from another
+// program, pid or process meets its peers, and refine decides whether that
+// first position is an event word or a variable.
 func bucketKey(tokens []string) string {
 	if len(tokens) == 0 {
 		return "0"
 	}
+	if len(tokens) > 1 && isProgram(tokens) {
+		return strconv.Itoa(len(tokens)) + " \x00" + routeWord(tokens[1:])
+	}
 	return strconv.Itoa(len(tokens)) + " " + tokens[0]
+}
+
+// routeWord is the first of the next few tokens after a program token that
+// is neither bracketed ("(root)", "[pid <*>]") nor all variable: what the
+// program says, not to whom.
+func routeWord(tokens []string) string {
+	for _, t := range tokens[:min(len(tokens), 3)] {
+		enclosed := len(t) > 1 && strings.IndexByte("([{", t[0]) >= 0 && strings.IndexByte(")]}", t[len(t)-1]) >= 0
+		if !enclosed && !isAllVariable(t) {
+			return t
+		}
+	}
+	return tokens[0]
+}
+
+// isProgram reports whether tokens start with a program or component
+// token: "sshd[<*>]:", "kernel:", "[scheduler]", or any word followed by
+// a lone "-", maybe after a variable ("chrome.exe - ...", "o.a.Main - ...",
+// "app *64 - ...").
+func isProgram(tokens []string) bool {
+	t := tokens[0]
+	switch {
+	case tokens[1] == "-", len(tokens) > 2 && tokens[2] == "-" && isAllVariable(tokens[1]) && !strings.ContainsAny(tokens[1], "()[]{}"):
+		return true
+	case len(t) > 2 && t[0] == '[' && t[len(t)-1] == ']':
+		return true
+	case len(t) > 1 && t[len(t)-1] == ':' && isLetter(t[0]):
+		return true
+	}
+	return false
+}
+
+// closesQuote reports whether w ends with the quote q, less trailing
+// punctuation ("Doe\",", not "O'Brien").
+func closesQuote(w string, q byte) bool {
+	w = strings.TrimRight(w, ",.;:)]}")
+	return w != "" && w[len(w)-1] == q
+}
+
+// isName reports whether a quoted phrase (head, from its opening quote on,
+// and the words after it) reads as a name: more plain words than
+// variables, and no '=', '/' or variable inside a word (a request line,
+// key=value pairs, a masked value are structure).
+func isName(head string, words []string) bool {
+	plain, wild := 0, 0
+	for _, w := range append([]string{head}, words...) {
+		switch {
+		case strings.Trim(w, "\"',.;:()[]{}") == Wildcard:
+			wild++
+		case strings.ContainsAny(w, "<>=/"):
+			return false
+		default:
+			plain++
+		}
+	}
+	return plain > wild
+}
+
+// maxQuoted is the most words a quoted phrase that becomes one token spans.
+const maxQuoted = 8
+
+// joinQuoted makes each quoted phrase of two to maxQuoted words one token,
+// in place, so that a multi-word name keeps the message's token count and
+// takes one position. A quoted name on its own is a variable, as Mask
+// takes a quoted word ('Quarterly Report' → '<*>'); the value of a key
+// (msg="connection refused by peer") stays whole, for refine to judge like
+// any word, since in key=value logs it often names the event. A quote
+// opens at the start of a token or after = ( [ { or :, and closes at the
+// end of a later token, less trailing punctuation. Only a phrase that
+// reads as a name joins (see isName).
+func joinQuoted(tokens []string) []string {
+	out := tokens[:0]
+	for i := 0; i < len(tokens); i++ {
+		t := tokens[i]
+		k := strings.IndexAny(t, "\"'")
+		if k < 0 || (k > 0 && strings.IndexByte("=([{:", t[k-1]) < 0) || closesQuote(t[k+1:], t[k]) {
+			out = append(out, t)
+			continue
+		}
+		end := -1
+		for j := i + 1; j < len(tokens) && j < i+maxQuoted; j++ {
+			if closesQuote(tokens[j], t[k]) {
+				end = j
+				break
+			}
+		}
+		if end < 0 || !isName(t[k:], tokens[i+1:end+1]) {
+			out = append(out, t)
+			continue
+		}
+		if k > 0 && t[k-1] == '=' {
+			out = append(out, strings.Join(tokens[i:end+1], " ")) // a value, counted like a word
+		} else {
+			last := tokens[end]
+			out = append(out, t[:k+1]+Wildcard+last[strings.LastIndexByte(last, t[k]):])
+		}
+		i = end
+	}
+	return out
 }
 
 // maxScan bounds how many groups of one bucket a new message is compared
@@ -169,18 +275,35 @@ func (m *Miner) best(bucket []*coarse, tokens []string) *coarse {
 
 // similarity is the share of the message's positions where the template
 // holds the same constant (Drain's measure: a wildcard agrees with nothing,
-// so messages that are mostly variables do not pull each other in).
+// so messages that are mostly variables do not pull each other in). A
+// token that is partly variable ("(uid=<*>)", a quoted phrase) agrees with
+// the words it matches.
 func similarity(tmpl, tokens []string) float64 {
 	if len(tokens) == 0 {
 		return 1
 	}
-	same := 0
+	same, n := 0, len(tokens)
 	for i, t := range tmpl {
-		if t == tokens[i] && t != Wildcard {
+		switch {
+		case t != Wildcard && (t == tokens[i] || globAgree(t, tokens[i])):
 			same++
+		case strings.HasPrefix(t, Wildcard) && strings.HasPrefix(tokens[i], Wildcard):
+			n-- // variables both: neither for nor against
 		}
 	}
-	return float64(same) / float64(len(tokens))
+	if 2*n < len(tokens) {
+		n = (len(tokens) + 1) / 2
+	}
+	return float64(same) / float64(n)
+}
+
+// globAgree reports whether two different tokens, one of them partly
+// variable, match each other with <*> standing for any text.
+func globAgree(a, b string) bool {
+	if b == Wildcard {
+		return false
+	}
+	return (strings.Contains(a, Wildcard) && globMatch(a, b)) || (strings.Contains(b, Wildcard) && globMatch(b, a))
 }
 
 // generalise turns the positions of tmpl that differ from tokens into

@@ -13,7 +13,7 @@ import (
 // names) and masked variables, in a fixed order.
 func sampleLines() []string {
 	var out []string
-	states := []string{"Paused", "Resumed", "Started", "Stopped"}
+	states := []string{"Paused", "Resumed", "Started"}
 	users := []string{"admin", "oracle", "test", "guest", "support", "ftp", "mysql", "nagios", "ubuntu", "pi"}
 	for i := range 40 {
 		out = append(out,
@@ -43,10 +43,9 @@ func TestMinerGroups(t *testing.T) {
 		total += tp.Count
 	}
 	want := map[string]int{
-		"[instance: <*>] VM Paused (Lifecycle Event)":  10,
-		"[instance: <*>] VM Resumed (Lifecycle Event)": 10,
-		"[instance: <*>] VM Started (Lifecycle Event)": 10,
-		"[instance: <*>] VM Stopped (Lifecycle Event)": 10,
+		"[instance: <*>] VM Paused (Lifecycle Event)":  14,
+		"[instance: <*>] VM Resumed (Lifecycle Event)": 13,
+		"[instance: <*>] VM Started (Lifecycle Event)": 13,
 		"Invalid user <*> from <*>":                    40,
 		"timeout calling inventory after <*>":          40,
 	}
@@ -259,4 +258,102 @@ func FuzzMiner(f *testing.F) {
 			}
 		}
 	})
+}
+
+// minedCounts mines lines and returns how many lines each template got.
+func minedCounts(lines []string) map[string]int {
+	m, _ := mine(lines)
+	got := map[string]int{}
+	for _, tp := range m.Templates() {
+		got[tp.Template] += tp.Count
+	}
+	return got
+}
+
+// TestMinerOptionalSegment checks that a short segment written only
+// sometimes (a parenthesised size, a "(took ...)") does not split a template,
+// while a constant word that differs still does.
+func TestMinerOptionalSegment(t *testing.T) {
+	var lines []string
+	for i := range 60 {
+		opt := ""
+		switch i % 3 {
+		case 1:
+			opt = fmt.Sprintf(" (%d.%02d KB)", i, i)
+		case 2:
+			opt = fmt.Sprintf(" (took %dms)", i*7)
+		}
+		lines = append(lines, fmt.Sprintf("copied %d bytes%s to backup-%d", i*1024, opt, i))
+	}
+	got := minedCounts(lines)
+	if len(got) != 1 {
+		t.Errorf("an optional segment split the template: %v", got)
+	}
+	got = minedCounts([]string{"worker 1 done (young)", "worker 2 done (young)", "worker 3 done (mixed)", "worker 4 done (mixed)"})
+	if len(got) != 2 {
+		t.Errorf("constant parenthesised words that differ should split: %v", got)
+	}
+}
+
+// TestMinerQuotedNames checks that quoted multi-word names of any length
+// take one position, and that request lines in quotes are not taken as
+// names.
+func TestMinerQuotedNames(t *testing.T) {
+	names := []string{"Nightly Backup", "Sync Customers", "Rebuild Search Index", "Clean up tmp", "Daily Digest", "O'Brien Export"}
+	var lines []string
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf("Job '%s' finished in %ds", names[i%len(names)], i))
+	}
+	if got := minedCounts(lines); len(got) != 1 || got["Job '<*>' finished in <*>"] != 30 {
+		t.Errorf("quoted names split the template: %v", got)
+	}
+	if got := joinQuoted(strings.Fields(`x "GET <*> HTTP/<*>" status: <*>`)); len(got) != 6 {
+		t.Errorf("a request line was joined as a name: %q", got)
+	}
+}
+
+// TestMinerLeadingProgram checks that the process writing a line does not
+// split its template (a pid, another binary, a masked program name), while
+// a logger name (a class) still names the event.
+func TestMinerLeadingProgram(t *testing.T) {
+	var lines []string
+	progs := []string{"CRON[%d]:", "crond[%d]:"}
+	users := []string{"root", "alice", "bob", "deploy", "git", "www-data"}
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf(progs[i%2]+" (%s) CMD (/usr/bin/run-%d)", 100+i, users[i%len(users)], i))
+	}
+	if got := minedCounts(lines); len(got) != 1 {
+		t.Errorf("the program split a cron template: %v", got)
+	}
+	lines = lines[:0]
+	exes := []string{"chrome.exe", "curl", "Teams.exe", "svchost.exe", "chrome.exe *64"}
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf("%s - api%d.example.com:443 open through proxy proxy.example.com:5070 HTTPS", exes[i%len(exes)], i))
+	}
+	if got := minedCounts(lines); len(got) != 1 {
+		t.Errorf("the program split a proxy template: %v", got)
+	}
+	got := minedCounts([]string{"dfs.DataNode: Receiving block", "dfs.DataNode: Receiving block", "dfs.FSNamesystem: Receiving block"})
+	if len(got) != 2 {
+		t.Errorf("logger names should split: %v", got)
+	}
+}
+
+func TestSkeleton(t *testing.T) {
+	key := func(s string) uint64 { k, _ := skeleton(strings.Fields(s)); return k }
+	if key("copied <*> bytes (<*>) to <*>") != key("copied <*> bytes to <*>") {
+		t.Error("a parenthesised variable is not optional")
+	}
+	if key("copied <*> bytes (took <*>) to <*>") != key("copied <*> bytes to <*>") {
+		t.Error("a two-token parenthesised segment with a variable is not optional")
+	}
+	if key("done (young)") == key("done") {
+		t.Error("a constant segment was taken as optional")
+	}
+	if key("CRON[<*>]: x y") != key("crond[<*>]: x y") {
+		t.Error("the leading program is part of the skeleton")
+	}
+	if _, ok := skeleton(strings.Fields("<*> (<*>) done")); ok {
+		t.Error("a skeleton of one constant token was accepted")
+	}
 }

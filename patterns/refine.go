@@ -14,23 +14,47 @@ func (m *Miner) compact() {
 	}
 	m.dirty = false
 	m.final = map[string]*Template{}
+	var parts [][]*leaf
 	for _, g := range m.groups {
-		for _, part := range m.refine(g) {
-			m.publish(part)
-		}
+		parts = append(parts, m.refine(g)...)
+	}
+	for _, part := range mergeOptional(parts) {
+		m.publish(part)
 	}
 }
 
 // publish makes one final template of a set of leaves and points each leaf
-// at it; a template text already published absorbs the part.
+// at it; a template text already published absorbs the part. A part
+// whose leaves differ in length (an optional segment) takes the template
+// of the length that holds the most messages.
 func (m *Miner) publish(part []*leaf) {
-	tokens := append([]string(nil), part[0].tokens...)
-	count := 0
+	count, n := 0, len(part[0].tokens)
+	var byLen map[int]int // messages by leaf length, when lengths differ
 	for _, l := range part {
+		count += l.count
+		if byLen == nil && len(l.tokens) != n {
+			byLen = map[int]int{}
+			for _, o := range part {
+				byLen[len(o.tokens)] += o.count
+			}
+		}
+	}
+	for k, c := range byLen {
+		if c > byLen[n] || (c == byLen[n] && k > n) {
+			n = k
+		}
+	}
+	var tokens []string
+	for _, l := range part {
+		if len(l.tokens) != n {
+			continue
+		}
+		if tokens == nil {
+			tokens = append([]string(nil), l.tokens...)
+		}
 		for i, t := range tokens {
 			tokens[i] = mergeToken(t, l.tokens[i])
 		}
-		count += l.count
 	}
 	text := strings.Join(tokens, " ")
 	id := TemplateID(text)
@@ -57,10 +81,18 @@ func (m *Miner) refine(g *coarse) [][]*leaf {
 	var parts [][]*leaf
 	index := map[string]int{}
 	var key strings.Builder
+	classes := make([][]string, len(split)) // the words seen at each position
 	for _, l := range g.leaves {
 		key.Reset()
-		for _, p := range split {
-			key.WriteString(l.tokens[p])
+		for k, p := range split {
+			// Words that match each other are one class (see variants).
+			w := l.tokens[p]
+			c := slices.IndexFunc(classes[k], func(s string) bool { return globMatch(s, w) || globMatch(w, s) })
+			if c < 0 {
+				c = len(classes[k])
+				classes[k] = append(classes[k], w)
+			}
+			key.WriteString(classes[k][c])
 			key.WriteByte(0)
 		}
 		i, ok := index[key.String()]
@@ -75,15 +107,21 @@ func (m *Miner) refine(g *coarse) [][]*leaf {
 }
 
 // splitPositions lists the wildcard positions of g's template whose leaves
-// hold between 2 and MaxVariants distinct words and never a masked <*>.
+// hold between 2 and MaxVariants distinct words and never a masked <*>,
+// less a leading program token when one of its leaves has a pid or a
+// masked name in brackets ("CRON[<*>]:" and "crond[<*>]:", "[<*>]" and
+// "[api]"): a logger's class names its event, a process does not.
 func (m *Miner) splitPositions(g *coarse) []int {
 	if m.cfg.MaxVariants < 0 || len(g.leaves) < 2 {
 		return nil
 	}
 	var out []int
+	pid := func(l *leaf) bool { return strings.Contains(l.tokens[0], "["+Wildcard+"]") }
+	prog := len(g.tokens) > 1 && slices.ContainsFunc(g.leaves, pid) &&
+		!slices.ContainsFunc(g.leaves, func(l *leaf) bool { return !isProgram(l.tokens) })
 	for p, t := range g.tokens {
-		if t != Wildcard {
-			continue
+		if t != Wildcard || (p == 0 && prog) {
+			continue // the process that wrote a message is not its event
 		}
 		if n := variants(g.leaves, p, m.cfg.MaxVariants); n >= 2 && n <= m.cfg.MaxVariants {
 			out = append(out, p)
