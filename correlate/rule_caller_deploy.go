@@ -28,7 +28,9 @@ const (
 // Condition: the suspect failed on its own with a deterministic error (a
 // request it rejected: 400, invalid argument, a validation failure) in an
 // operation called by another service of the trace (the parent of its
-// span, or, when it left none, the service whose failed call names it);
+// span, or, when it left none, the service whose failed call names it,
+// or, when nothing tells, the one other service of the trace deployed
+// since deployLookback);
 // that caller runs a
 // version (service.version) in this trace that its records of
 // deployLookback earlier do not (it was deployed since: the moment is
@@ -56,6 +58,12 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	caller := callerOfRecord(a.recs, int(res.ownRec))
 	if caller == "" {
 		caller = namedBy(res.Failures, own)
+	}
+	if caller == "" {
+		// Neither spans nor a failed call tell who called it (a trace of
+		// log lines only, whose caller took the refusal in its stride):
+		// the one other service of the trace deployed since is.
+		caller = onlyDeployed(ctx, st, a.recs, own, res.ownAt)
 	}
 	if caller == "" || caller == own {
 		return
@@ -116,6 +124,34 @@ func callerOfRecord(recs []schema.Record, i int) string {
 		id = recs[j].ParentSpanID
 	}
 	return ""
+}
+
+// onlyDeployed is the one service of the trace other than own whose
+// version there is new since deployLookback before at; "" when none is or
+// several are.
+func onlyDeployed(ctx context.Context, st WindowStore, recs []schema.Record, own string, at time.Time) string {
+	found := ""
+	seen := map[string]bool{own: true}
+	for i := range recs {
+		svc := recs[i].Service
+		if svc == "" || seen[svc] {
+			continue
+		}
+		seen[svc] = true
+		v := versionIn(recs, svc)
+		if v == "" {
+			continue
+		}
+		since, _, err := versionSince(ctx, st, svc, v, at)
+		if err != nil || since.IsZero() {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = svc
+	}
+	return found
 }
 
 // namedBy is the service of the first failure that points at svc (its

@@ -15,8 +15,14 @@ import (
 // calls rejectedBefore times in the half hour before it and 20 times
 // since, and auth itself ran authVersions in turn (the second from
 // deployAt). spanless: auth leaves no span, only its log line, and orders
-// logs the 400 it got.
+// logs the 400 it got. logsOnly: the trace has no spans at all and orders
+// logs nothing of the refusal; with a bystander, another service of the
+// trace was deployed as well.
 func callerDeployStore(deployAt, rejectedBefore int, spanless bool, authVersions ...string) func() *windowStore {
+	return callerDeployTrace(deployAt, rejectedBefore, spanless, false, false, authVersions...)
+}
+
+func callerDeployTrace(deployAt, rejectedBefore int, spanless, logsOnly, bystander bool, authVersions ...string) func() *windowStore {
 	return func() *windowStore {
 		const failAt = 3_600_000
 		rejected := `invalid request to /auth.v1.Auth/Lookup: missing required field "scope"`
@@ -40,11 +46,29 @@ func callerDeployStore(deployAt, rejectedBefore int, spanless bool, authVersions
 		srv := versioned(span("c1", "b1", "auth", "auth-0", failAt-6, 5), authAt(failAt))
 		srv.Status = schema.StatusError
 		st := &windowStore{}
-		if spanless {
+		switch {
+		case logsOnly:
+			st.recs = append(st.recs, inTrace(string(tid),
+				versioned(logAt("", "gateway", failAt-10, schema.SeverityInfo, "GET /checkout"), "g3"),
+				versioned(logAt("", "orders", failAt-8, schema.SeverityInfo, "placing order"), "v2"),
+				versioned(logAt("", "auth", failAt-3, schema.SeverityError, rejected), authAt(failAt)),
+				versioned(logAt("", "orders", failAt+20, schema.SeverityInfo, "order placed without a scope check"), "v2"))...)
+			// gateway's records of the hour: g3 all along, or g2 until
+			// deployAt when it is a bystander deployed too.
+			for ms := failAt - 3_500_000; ms < failAt-60_000; ms += 30_000 {
+				v := "g3"
+				if bystander && ms < deployAt {
+					v = "g2"
+				}
+				r := versioned(logAt("", "gateway", ms, schema.SeverityInfo, "GET /"), v)
+				r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 20000+ms/30_000))
+				st.recs = append(st.recs, r)
+			}
+		case spanless:
 			st.recs = append(st.recs, inTrace(string(tid), gw, call,
 				logAt("b1", "orders", failAt+20, schema.SeverityError, "lookup failed: unexpected status 400 Bad Request from auth"),
 				versioned(logAt("", "auth", failAt-3, schema.SeverityError, rejected), authAt(failAt)))...)
-		} else {
+		default:
 			st.recs = append(st.recs, inTrace(string(tid), gw, call, srv,
 				versioned(logAt("c1", "auth", failAt-3, schema.SeverityError, rejected), authAt(failAt)))...)
 		}
@@ -89,6 +113,8 @@ func TestBlameCallerDeploy(t *testing.T) {
 		{"the caller ran one version all hour", callerDeployStore(0, 0, false, "a7"), "auth", schema.KindDeterministic},
 		{"rejected as often before the new version", callerDeployStore(deployAt, 60, false, "a7"), "auth", schema.KindDeterministic},
 		{"the callee was deployed too", callerDeployStore(deployAt, 0, false, "a7", "a8"), "auth", schema.KindDeterministic},
+		{"log lines only: the one service of the trace deployed since", callerDeployTrace(deployAt, 0, false, true, false, "a7"), "orders", schema.KindBadDeploy},
+		{"log lines only, two services deployed since: neither", callerDeployTrace(deployAt, 0, false, true, true, "a7"), "auth", schema.KindDeterministic},
 	} {
 		res, err := Analyze(context.Background(), c.st(), tid, Options{})
 		if err != nil {

@@ -147,7 +147,39 @@
 // longer owns those waits, and they are not its callees'; a peer that
 // leaves no spans, whose callers' calls to it slowed, is slow itself
 // (latency), under the name its callers' spans give it. The candidate's
-// example traces are then its slowest calls or spans in the window.
+// example traces are then its slowest calls or spans in the window. Only
+// callees that leave spans make a caller's waits its own: the calls to a
+// callee without spans are its whole time.
+//
+// # A service without spans, by its own lines
+//
+// logged_timing (loggedtiming.go) times a service that leaves no spans by
+// what its own lines say: the durations they state ("GET /cart 200
+// 12.3ms", "grpc.time_ms=13.3") and the time from its first to its last
+// line in a trace. Paired per trace with its caller's client span (only
+// in traces with one call to it: clocks of different services disagree,
+// so a line cannot be told by its time to belong to one of several), a
+// line that times the whole call leaves the wait on the wire: that wait
+// growing is a network delay. Its own account growing, with no error of
+// its own and no dependency its failures blame, is starvation; its lines
+// as far apart as before while its callers wait longer on it is, again,
+// the network.
+//
+// # Noise, and what explains a slower service
+//
+// Errors as frequent as in the baseline are the usual noise: their votes
+// are weighed by novelty for trace_origin and pointed_at alike, and begin
+// no anomaly (a service's onset is its earliest vote the baseline's rate
+// does not explain). Beginning first earns at most the service's own score.
+// A window with only a handful of failing traces the baseline does not
+// explain (fewer than minNewTraces) scales trace_origin down with them.
+// downstream takes off, besides its flat penalty, three quarters of the
+// timing signals that include the time a service waited on the anomalous
+// callee (latency, logged_timing, call_timing of a service without spans),
+// and never takes off call_timing measured net of its callees. What a
+// service calls is its callees in the call graph and the services its own
+// failing traces point at: a service without spans names its dependencies
+// only in its errors.
 //
 // # A baseline after the window
 //
@@ -165,19 +197,29 @@
 //
 //	rule          condition                                          weight  constants                           test (testdata/)
 //	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           trace_origin.txtar, chains_test.go
-//	pointed_at    callers' timeouts and breakers name it              0.5     full at 2 callers                   pointed_at.txtar
+//	              (scaled down below minNewTraces novel ones)                 minNewTraces 5
+//	pointed_at    callers' timeouts and breakers name it, by novelty  0.5     full at 2 callers                   pointed_at.txtar
 //	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2      new_errors.txtar
 //	error_rate    its own errors/min beyond the baseline's            1.0     ratio ≥ 2, full at 32×              error_rate.txtar
 //	pattern_shift templates appeared or stopped (no operations)       1.0     ≥ 2 and ≥ 10% of its templates      rootcause_test.go
 //	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor; ×0.25      latency.txtar
-//	              (×0.25 when call_timing puts the wait on a callee)
+//	              (×0.25 when call_timing puts the wait on a callee;
+//	              with call_timing, which reads the same spans, the two
+//	              count as the larger, not their sum)
 //	call_timing   slow share of its edges' waits or own work rose     2.5     1.1×p95+0.2 ms, base 5%, z ≥ 4      call_timing_*.txtar
+//	              (√ of the share: one slowed pod of three is 0.58)
+//	logged_timing a spanless service's own stated durations rose      2.0     as call_timing                      logged_timing_*.txtar
+//	              (cpu-starvation), or stayed while calls to it
+//	              slowed (network-delay, 0.5)
 //	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
 //	deploy        a version absent from the baseline                  1.0     —                                   deploy.txtar
-//	onset         its anomaly began first                             0.5     linear over the onsets' span        rootcause_test.go
+//	onset         its anomaly began first (at most its own score;    0.5     linear over the onsets' span        rootcause_test.go
+//	              votes the baseline's rate explains begin nothing)
 //	deploy_effect a callee fails only in its new version's calls,     moved   ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
 //	              which came with it (rate since ≥ 3× before)                 riseFactor (correlate.Risen)
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
+//	              (never below its call_timing measured net of its
+//	              callees; scaled by 1 − how surely its network is slow)
 //
 // Kind rules, when a candidate's kind is chosen (describe, in rank.go; each
 // writes an evidence line when it decides):

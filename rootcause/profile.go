@@ -38,10 +38,17 @@ type period struct {
 	failedCalls map[string]string
 	// timing is its call edges' waits and operations' own work
 	// (calltiming.go); timingFound caches what they say (window only).
-	timing      timing
-	timingFound map[string]*timingFinding
-	timingBroad map[string]bool    // callers whose waits are their own
-	timingOwned map[[2]string]bool // edges whose waits are the caller's
+	timing       timing
+	timingFound  map[string]*timingFinding
+	timingBroad  map[string]bool    // callers whose waits are their own
+	timingOwned  map[[2]string]bool // edges whose waits are the caller's
+	timingSlowed map[[2]string]bool // edges whose waits grew (significant shift)
+	// stated pairs calls to services without spans with the durations
+	// their own lines state (logged_timing), per service and template.
+	stated map[opKey]*statedPairs
+	// logSpans is, per service, the time from its first to its last line
+	// in each trace (logged_timing).
+	logSpans map[string]*timingStat
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).
@@ -178,6 +185,7 @@ type serviceProfile struct {
 	// how it looks from outside, the only view of a third-party dependency.
 	peerNs     []float64
 	peerErrors int
+	spans      bool                 // it wrote a span
 	versions   map[string]time.Time // service.version -> first seen
 	buckets    []int                // errors per bucket (window only)
 }
@@ -201,6 +209,8 @@ type templateStat struct {
 	// most did: a bare "500" answered because a call failed.
 	after    int
 	followed bool
+	// logged is the durations its lines state (logged_timing).
+	logged *timingStat
 }
 
 // own reports whether the template's failures are the service's own rather
@@ -271,6 +281,9 @@ func (p *period) add(r *schema.Record, buckets int) {
 			sp.versions[v] = r.Time
 		}
 	}
+	if r.Type == schema.TypeSpan {
+		sp.spans = true
+	}
 	isErr := r.IsError()
 	if isErr {
 		sp.errors++
@@ -305,6 +318,11 @@ func (p *period) add(r *schema.Record, buckets int) {
 		sp.templates[tmpl] = ts
 	}
 	ts.count++
+	if r.Type == schema.TypeLog && !isErr && !sp.spans {
+		// A service's own spans time it better (call_timing); only one
+		// without spans is timed by its lines (logged_timing).
+		ts.addLogged(r)
+	}
 	if isErr {
 		ts.errors++
 		if ts.own() {
@@ -352,6 +370,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 		}
 		return 0
 	}
+	var calls map[string][]int // per peer without spans, the trace's client spans to it
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == "" {
@@ -382,6 +401,10 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			if onPeer != nil {
 				onPeer(r.Service, peer, r.IsError())
 			}
+			if calls == nil {
+				calls = map[string][]int{}
+			}
+			calls[peer] = append(calls[peer], i)
 			ps := p.service(peer)
 			ps.peerNs = append(ps.peerNs, float64(r.Duration))
 			if r.IsError() {
@@ -389,6 +412,12 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			}
 		}
 	}
+	for peer, cs := range calls {
+		if len(cs) == 1 && !recs[cs[0]].IsError() {
+			p.addStated(recs, &recs[cs[0]], peer)
+		}
+	}
+	p.addLogSpans(recs)
 	p.addCallTimes(recs)
 }
 

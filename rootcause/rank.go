@@ -33,7 +33,7 @@ func rank(in *inputs) []Candidate {
 			}
 		}
 		if sv := in.traces.services[n]; sv != nil && sv.suspectRaw > 0 {
-			s.note(sv.first)
+			s.note(sv.firstNew)
 		}
 		if len(s.signals) > 0 {
 			all = append(all, s)
@@ -92,6 +92,9 @@ func scoreOnset(all []*scored) {
 		if v <= 0 {
 			continue
 		}
+		// Beginning first makes a service likelier only as far as it is
+		// anomalous at all: one new line does not earn a lead.
+		v = min(v, s.score()/wOnset)
 		reason := ""
 		if s.onset.Equal(first) {
 			reason = fmt.Sprintf("its anomaly began first, at %s", s.onset.UTC().Format("15:04:05.000"))
@@ -104,14 +107,18 @@ func scoreOnset(all []*scored) {
 // whose anomaly began no later: the failure is deeper than it.
 func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 	by := map[string]*scored{}
+	// Scores before any penalty: which callee is deeper does not depend on
+	// the order services are weighed in.
+	pre := map[string]float64{}
 	for _, s := range all {
 		by[s.service] = s
+		pre[s.service] = s.score()
 	}
 	for _, s := range all {
 		var deeper []string
-		for _, c := range in.traces.callees(s.service) {
+		for _, c := range calledBy(in, s.service) {
 			d := by[c]
-			if d == nil || !d.anomalous || d.score() < s.score()*0.25 || explained[c] == s.service {
+			if d == nil || !d.anomalous || pre[c] < pre[s.service]*0.25 || explained[c] == s.service {
 				continue
 			}
 			if s.onset.IsZero() || d.onset.IsZero() || !d.onset.After(s.onset.Add(time.Second)) {
@@ -119,10 +126,70 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 			}
 		}
 		if len(deeper) > 0 {
-			s.add("downstream", wDownstream*min(1, float64(len(deeper))/2),
-				fmt.Sprintf("it calls %s, which failed too and no later: the cause is likely deeper", joinCut(deeper, 3)))
+			v := wDownstream * min(1, float64(len(deeper))/2)
+			reason := fmt.Sprintf("it calls %s, which failed too and no later: the cause is likely deeper", joinCut(deeper, 3))
+			if t := waitingSignals(s); t > 0 {
+				// How slow it looks, to its callers or by its own lines,
+				// includes its waits on them: most of it is theirs.
+				v -= (1 - explainedShare) * t
+				reason += fmt.Sprintf("; its slower calls include its waits on them (%.2f of its timing taken off)", (1-explainedShare)*t)
+			}
+			// A slow network of its own explains its calls out too (they
+			// cross it), as surely as call_timing found it.
+			v *= 1 - s.wire
+			if net := netTiming(s); net > 0 {
+				// Span timing measured it net of its callees (the wait
+				// beyond the callee's span, its own work less its
+				// children's): what they did does not explain that.
+				v = max(v, net-s.score())
+			}
+			if v < 0 {
+				s.add("downstream", v, reason)
+			}
 		}
 	}
+}
+
+// waitingSignals sums a service's timing signals that include the time it
+// waited on its callees: its latency as its callers see it (not its spans'
+// self time), its own lines' durations, and call_timing's view of a
+// service without spans.
+func waitingSignals(s *scored) float64 {
+	t := 0.0
+	for _, g := range s.signals {
+		switch {
+		case g.Name == "logged_timing", g.Name == "latency" && s.outside, g.Name == "call_timing" && !s.timed:
+			t += g.Value
+		}
+	}
+	return t
+}
+
+// netTiming is a service's call_timing signal when it is timed net of its
+// callees, else 0.
+func netTiming(s *scored) float64 {
+	if !s.timed {
+		return 0
+	}
+	for _, g := range s.signals {
+		if g.Name == "call_timing" {
+			return g.Value
+		}
+	}
+	return 0
+}
+
+// calledBy is what svc calls: its callees in the call graph, and the
+// services its own failing traces point at (a service without spans names
+// its dependencies only in its errors).
+func calledBy(in *inputs, svc string) []string {
+	out := in.traces.callees(svc)
+	for _, t := range sortedKeys(in.traces.services) {
+		if in.traces.services[t].pointedBy[svc] > 0 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // scope keeps, for an alert on one service, that service and everything

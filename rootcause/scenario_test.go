@@ -38,7 +38,10 @@ import (
 // named only by its host (server.address); svc@VERSION/op gives the
 // span's service.version; SELF!WORDS makes the span's service log the
 // error WORDS (underscores for spaces) in it; @peer:DUR!WORDS is a call to
-// the peer that fails, its caller logging WORDS.
+// the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
+// which leaves no span, log an access line stating it took MS (the call's
+// DUR less its wait on the wire, DUR-MS, each varying by ±20%);
+// @peer:DUR^MS has it write two plain lines MS apart.
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -154,7 +157,9 @@ type node struct {
 	peer       bool
 	host       bool // the peer is named by server.address, not peer.service
 	version    string
-	err        string // an error it logs, if any
+	err        string  // an error it logs, if any
+	logged     float64 // ms a peer's own line states its work took, if any
+	apart      float64 // ms between a peer's two plain lines, if any
 	kids       []*node
 }
 
@@ -167,11 +172,24 @@ func parseNode(t *testing.T, tok string) *node {
 		}
 		name, d, _ := strings.Cut(rest, ":")
 		d, errText, _ := strings.Cut(d, "!")
+		d, loggedS, _ := strings.Cut(d, "~")
+		d, apartS, _ := strings.Cut(d, "^")
 		v, err := strconv.ParseFloat(d, 64)
 		if err != nil {
 			t.Fatalf("bad peer %q", tok)
 		}
-		return &node{svc: name, self: v, peer: true, host: host, err: errText}
+		n := &node{svc: name, self: v, peer: true, host: host, err: errText}
+		if loggedS != "" {
+			if n.logged, err = strconv.ParseFloat(loggedS, 64); err != nil {
+				t.Fatalf("bad stated duration in %q", tok)
+			}
+		}
+		if apartS != "" {
+			if n.apart, err = strconv.ParseFloat(apartS, 64); err != nil {
+				t.Fatalf("bad time between lines in %q", tok)
+			}
+		}
+		return n
 	}
 	id, times, ok := strings.Cut(tok, ":")
 	svc, op, ok2 := strings.Cut(id, "/")
@@ -225,6 +243,22 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 				SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
 				Duration: d, Attrs: map[string]string{attr: n.svc}})
+			if n.apart > 0 {
+				// The peer leaves no span, but writes two lines as it works.
+				gap := jit(n.apart, k+2000)
+				first := start.Add(max(d-gap, 0) / 2)
+				for j, body := range []string{"loading account", "account loaded"} {
+					recs = append(recs, schema.Record{Type: schema.TypeLog, Time: first.Add(time.Duration(j) * gap), TraceID: tid,
+						Service: n.svc, Severity: schema.SeverityInfo, Body: body})
+				}
+			}
+			if n.logged > 0 {
+				// The peer leaves no span, but its access line says how
+				// long it took.
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,
+					Service: n.svc, Severity: schema.SeverityInfo,
+					Body: fmt.Sprintf("GET /%s 200 %.1fms", n.svc, float64(max(d-jit(n.self-n.logged, k), 0))/1e6)})
+			}
 			if n.err != "" {
 				// The call failed: an error status, and its caller logs it.
 				recs[len(recs)-1].Status = schema.StatusError

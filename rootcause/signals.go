@@ -28,6 +28,9 @@ type scored struct {
 	// that show the service's own evidence (its slowest calls, the calls
 	// its new version broke), for a candidate without failing traces.
 	timingKind  schema.Kind
+	timed       bool    // call_timing found its own shift
+	outside     bool    // latency timed it by its callers' spans, waits included
+	wire        float64 // how surely call_timing found its network slow (network-delay), 0..1
 	ownExamples []schema.TraceID
 	// deployedAt is when its new version was first seen (deploy).
 	deployedAt time.Time
@@ -82,10 +85,15 @@ func scorers() []scorer {
 		{"pattern_shift", scorePatternShift},
 		{"latency", scoreLatency},
 		{"call_timing", scoreCallTiming},
+		{"logged_timing", scoreLoggedTiming},
 		{"behaviour", scoreBehaviour},
 		{"deploy", scoreDeploy},
 	}
 }
+
+// minNewTraces is how many failing traces, weighted by novelty, the
+// window needs for trace_origin's full weight.
+const minNewTraces = 5
 
 func scoreTraceOrigin(in *inputs, s *scored) {
 	sv := in.traces.services[s.service]
@@ -96,6 +104,12 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 	reason := fmt.Sprintf("first error in %d of %d failing traces", sv.suspectRaw, in.traces.failed)
 	if sv.suspect < float64(sv.suspectRaw)*0.75 {
 		reason += " (discounted: the same errors occur in the baseline)"
+	}
+	if in.traces.news < minNewTraces {
+		// A handful of failing traces says little of an incident, however
+		// many of them begin here.
+		share *= in.traces.news / minNewTraces
+		reason += fmt.Sprintf(" (only %.1f failing traces the baseline does not explain)", in.traces.news)
 	}
 	if len(sv.discredited) > 0 {
 		reason += fmt.Sprintf("; its refused connections name %s, which kept serving as usual",
@@ -122,7 +136,13 @@ func scorePointedAt(in *inputs, s *scored) {
 	if len(sv.via) > 0 {
 		reason += fmt.Sprintf(", through %s, whose own failures point here", joinCut(sortedKeys(sv.via), 3))
 	}
-	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2), reason)
+	// Pointing errors as frequent as in the baseline are the usual noise
+	// (discounted by novelty, as for trace_origin).
+	share := sv.pointedW / float64(n)
+	if share < 0.75 {
+		reason += " (discounted: the same errors occur in the baseline)"
+	}
+	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2)*share, reason)
 }
 
 func scoreNewErrors(in *inputs, s *scored) {
@@ -220,6 +240,7 @@ func scoreLatency(in *inputs, s *scored) {
 		if waitsAreCallers(in.win, in.base, s.service) {
 			return // its callers wait longer on everything they call
 		}
+		s.outside = true
 	}
 	if len(ws) < 5 || len(bs) < 5 {
 		return

@@ -13,8 +13,11 @@ import (
 // traceVotes is what the window's failing traces say about the services.
 type traceVotes struct {
 	traces, failed int
-	services       map[string]*serviceVotes
-	edges          map[[2]string]*Edge
+	// news is the failing traces weighted by novelty: how many of them
+	// the baseline's rate of their errors does not explain.
+	news     float64
+	services map[string]*serviceVotes
+	edges    map[[2]string]*Edge
 	// guards counts, per service, the dependencies its breaker lines of
 	// failing traces name (for correlate.AddressGuard).
 	guards map[string]map[string]int
@@ -39,6 +42,11 @@ type serviceVotes struct {
 	examples []example
 	entries  map[string]int
 	first    time.Time
+	// pointedW is pointedBy's traces weighted by novelty; firstNew is the
+	// earliest of its votes that the baseline's rate does not explain
+	// (novelty): errors as frequent as in the baseline begin nothing.
+	pointedW float64
+	firstNew time.Time
 	// ownOrigins counts the failing traces whose origin it is and that
 	// point nowhere else; originCallers, per service, those of them in
 	// an operation that service called (deploy_effect).
@@ -329,11 +337,16 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
+	tv.news += v.weight
 	sv.suspectRaw++
 	sv.suspect += v.weight
 	sv.kinds[v.kind]++
 	if target != o.Service {
 		sv.pointedBy[o.Service]++
+		sv.pointedW += v.weight
+	}
+	if v.weight >= newVoteWeight && (sv.firstNew.IsZero() || o.Timestamp.Before(sv.firstNew)) {
+		sv.firstNew = o.Timestamp
 	}
 	if v.via != "" {
 		sv.via[v.via]++
@@ -369,6 +382,10 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 		}
 	}
 }
+
+// newVoteWeight is the novelty weight from which a vote is news: the
+// baseline's rate explains at most half of its kind of error.
+const newVoteWeight = 0.5
 
 func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 	if sig == "" {

@@ -28,17 +28,34 @@ func planCPU(r rng, g *graph, p *plan) {
 }
 
 // planSilentDB slows a database down: one with callers, which has no
-// telemetry of its own.
+// telemetry of its own, and whose name one of its callers' telemetry
+// gives (a client span's peer.service, a structured line's attribute). A
+// database that only plain-text loggers call is named nowhere in the
+// data: an incident there has a cause no analysis could name, so one is
+// chosen only when no database is named.
 func planSilentDB(r rng, g *graph, p *plan) {
-	var dbs []*node
+	var dbs, named []*node
 	for _, n := range g.nodes {
 		if n.role == roleDatabase && len(g.callers(n)) > 0 {
 			dbs = append(dbs, n)
+			if slices.ContainsFunc(g.callers(n), func(e *edge) bool { return namesPeers(e.from) }) {
+				named = append(named, n)
+			}
 		}
+	}
+	if len(named) > 0 {
+		dbs = named
 	}
 	p.target = pick(r, busy(g, dbs))
 	p.faultType = typeSilentDB
 	p.share = 0.5 + 0.4*r.Float64()
+}
+
+// namesPeers reports whether n's telemetry names the peers it calls:
+// its client spans do, and so do the attributes of its structured lines
+// (JSON, OTLP, logfmt); a plain-text line does not.
+func namesPeers(n *node) bool {
+	return n.traced || n.format == fmtOTLP || n.format == fmtLogfmt || n.format.isJSON()
 }
 
 // planSilentAPI slows the third-party API with the most callers down, and

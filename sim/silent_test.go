@@ -1,6 +1,11 @@
 package sim
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -294,4 +299,54 @@ func TestSilentDeploy(t *testing.T) {
 			t.Errorf("%s: %d new pods, %d fault errors by other services", topo, len(newPods), callee)
 		}
 	}
+}
+
+// A silent database's name is in the files a case writes (a client span's
+// peer.service, a structured line's attribute): an incident whose cause is
+// named nowhere in the data is one no analysis could name.
+func TestSilentDatabaseIsNamedInTheFiles(t *testing.T) {
+	for _, topo := range Topologies() {
+		for seed := int64(40); seed < 44; seed++ {
+			inc := mustGenerate(t, silentCfg(seed, Fault{schema.KindDependencyTimeout, typeSilentDB}, topo))
+			db := inc.Truth.RootCause.Service
+			dir := t.TempDir()
+			if err := inc.WriteCase(dir); err != nil {
+				t.Fatal(err)
+			}
+			if !filesMention(t, dir, db) {
+				t.Errorf("%s seed %d: no file but truth.json names the database %s", topo, seed, db)
+			}
+		}
+	}
+}
+
+// filesMention reports whether a case file other than truth.json holds s.
+func filesMention(t *testing.T, dir, s string) bool {
+	t.Helper()
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name() == "truth.json" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f.Name(), ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if bytes.Contains(b, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
