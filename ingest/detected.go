@@ -129,8 +129,26 @@ func (d *detected) traceID() (schema.TraceID, bool) {
 		}
 		v = strconv.FormatUint(n, 16)
 	}
+	if isCanonicalHex(v, 32) { // what most loggers write: already normal (not all zeros: see above)
+		return schema.TraceID(v), true
+	}
 	id, err := schema.ParseTraceID(v)
 	return id, err == nil
+}
+
+// isCanonicalHex reports whether s is n lowercase hex digits: an id that
+// schema.ParseTraceID / ParseSpanID return as it is (unless all zeros),
+// without their copy.
+func isCanonicalHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *detected) spanID(f field) (schema.SpanID, bool) {
@@ -144,6 +162,9 @@ func (d *detected) spanID(f field) (schema.SpanID, bool) {
 			return "", false
 		}
 		v = strconv.FormatUint(n, 16)
+	}
+	if isCanonicalHex(v, 16) { // not all zeros: see above
+		return schema.SpanID(v), true
 	}
 	id, err := schema.ParseSpanID(v)
 	return id, err == nil

@@ -65,7 +65,7 @@ func (s *Server) decodeLoki(r *http.Request, body []byte, l *lease, b *Batch) (s
 }
 
 func (s *Server) decodeJSONL(_ *http.Request, body []byte, _ *lease, b *Batch) (string, error) {
-	s.dec.JSONLines(body, b)
+	decodeLinesParallel(trimBOM(body), b, s.dec.JSONLine)
 	return "jsonl", nil
 }
 

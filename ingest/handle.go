@@ -76,6 +76,11 @@ func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	s.m.inFlight.Inc()
 	defer func() { <-s.sem; s.m.inFlight.Dec() }()
+	release, err := s.bigSlot(ctx, len(body))
+	if err != nil {
+		return requestFormat(r), Stats{}, err
+	}
+	defer release()
 	b := NewBatch(lim)
 	b.mem = &recordBudget{l: l, max: lim.MaxRecordBytes}
 	format, err := decode(r, body, l, b)
@@ -106,6 +111,24 @@ func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	s.m.count(format, b.Stats)
 	return format, b.Stats, nil
+}
+
+// bigSlot waits, for a big body (parallelMin bytes or more, whose decode
+// and encoding take every core), for one of GOMAXPROCS slots, kept until
+// its batch is written: more at once would not finish sooner, and would
+// hold the records of every one of them in memory at the same time (four
+// clients posting 8 MB Loki pushes then got 429 from the byte budget).
+// Smaller bodies do not wait: concurrent small batches share a commit.
+func (s *Server) bigSlot(ctx context.Context, size int) (release func(), err error) {
+	if size < parallelMin {
+		return func() {}, nil
+	}
+	select {
+	case s.big <- struct{}{}:
+		return func() { <-s.big }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (s *Server) write(ctx context.Context, b *Batch) error {

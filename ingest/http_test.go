@@ -180,7 +180,7 @@ func TestHTTPErrors(t *testing.T) {
 			t.Errorf("%s: status %d, want %d (%s)", c.name, resp.StatusCode, c.want, body)
 		}
 	}
-	if n := len(sink.records()); n != 0 {
+	if n := len(sink.recs); n != 0 {
 		t.Errorf("%d records stored from bad requests", n)
 	}
 	resp, _ := http.Get(ts.main.URL + "/loki/api/v1/push")
@@ -287,5 +287,26 @@ func TestHTTPHealthAndMetrics(t *testing.T) {
 	down.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
 	if rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("unhealthy store: %d", rec.Code)
+	}
+}
+
+// A push sent to the other listener is a 404 that names the right one,
+// and stores nothing.
+func TestPushOnTheWrongListener(t *testing.T) {
+	sink := &fakeSink{}
+	ts := newTestServer(t, Limits{}, sink)
+	for _, c := range []struct{ url, want string }{
+		{ts.main.URL + "/v1/logs", "--otlp-listen"},
+		{ts.main.URL + "/v1/traces", ":4318"},
+		{ts.otlp.URL + "/loki/api/v1/push", "--listen"},
+		{ts.otlp.URL + "/ingest/jsonl", ":3100"},
+	} {
+		resp, body := post(t, c.url, "application/json", "", []byte(`{"service":"a","msg":"x"}`))
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), c.want) {
+			t.Errorf("POST %s: %d %q, want 404 naming %s", c.url, resp.StatusCode, body, c.want)
+		}
+	}
+	if n := len(sink.recs); n != 0 {
+		t.Errorf("%d records stored from misdirected pushes", n)
 	}
 }

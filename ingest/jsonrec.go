@@ -14,12 +14,12 @@ var errNotObject = errors.New("not a JSON object")
 // values are kept as JSON text), arrays are kept as JSON text, numbers keep
 // their exact text, nulls are dropped. Keys are routed in the order written.
 //
-// It checks the line with json.Valid, then walks it with a small scanner
+// It checks the line with validJSON (json.Valid's answers, faster), then walks it with a small scanner
 // that takes keys and values as substrings of one string copy of the line:
 // no map and no allocation per field (only escaped strings are decoded by
 // encoding/json).
 func detectJSON(line []byte, maxDepth int, d *detected) error {
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		return errBadJSON
 	}
 	sc := jsonScanner{s: string(line)}

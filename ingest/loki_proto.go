@@ -17,18 +17,25 @@ func (dc *Decoder) LokiProto(data []byte, sink RecordSink) error {
 	if err := req.Unmarshal(scrubLokiTimes(data)); err != nil {
 		return protoError("Loki push protobuf", data, err)
 	}
-	for _, st := range req.Streams {
+	type item struct {
+		labels []label
+		e      *push.Entry
+	}
+	var items []item
+	for si := range req.Streams {
+		st := &req.Streams[si]
 		labels, err := parseLabels(st.Labels)
+		for i := range st.Entries {
+			items = append(items, item{labels, &st.Entries[i]})
+		}
 		if err != nil {
+			items = items[:len(items)-len(st.Entries)]
 			for range st.Entries {
 				sink.Reject(ReasonBadProto)
 			}
-			continue
-		}
-		for _, e := range st.Entries {
-			dc.lokiProtoEntry(labels, e, sink)
 		}
 	}
+	eachParallel(len(items), sink, func(i int, sink RecordSink) { dc.lokiProtoEntry(items[i].labels, *items[i].e, sink) })
 	return nil
 }
 

@@ -45,6 +45,12 @@ func (dc *Decoder) OTLPLogsJSON(data []byte, sink RecordSink) error {
 // otlpLogs decodes every record of ld; bad names, by ordinal, the records
 // to reject instead.
 func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink) {
+	type item struct {
+		res   pcommon.Map
+		scope string
+		lr    plog.LogRecord
+	}
+	var items []item
 	ord := 0
 	for _, rl := range ld.ResourceLogs().All() {
 		res := rl.Resource().Attributes()
@@ -53,12 +59,14 @@ func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink) {
 				if reason, ok := bad[ord]; ok {
 					sink.Reject(reason)
 				} else {
-					dc.otlpLog(res, sl.Scope().Name(), lr, sink)
+					items = append(items, item{res, sl.Scope().Name(), lr})
 				}
 				ord++
 			}
 		}
 	}
+	// Reading pdata concurrently is safe: nothing here modifies it.
+	eachParallel(len(items), sink, func(i int, sink RecordSink) { dc.otlpLog(items[i].res, items[i].scope, items[i].lr, sink) })
 }
 
 // otlpLog decodes one log record. The record's own ids, severity and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,7 @@ type Server struct {
 	tracer trace.Tracer
 	health func(context.Context) error
 	sem    chan struct{}
+	big    chan struct{} // decodes of big bodies running: see handle
 	mem    *byteBudget
 	freed  atomic.Int64 // when memory was last returned to the OS (Unix ns)
 }
@@ -79,6 +81,7 @@ func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
 		dec: cfg.Decoder, sink: sink, log: log, m: newMetrics(cfg.Registry), reg: cfg.Registry,
 		tracer: cfg.Tracer.Tracer("github.com/faultline/faultline/ingest"), health: cfg.Health,
 		sem: make(chan struct{}, cfg.Decoder.Limits().MaxInFlight),
+		big: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		mem: &byteBudget{max: cfg.Decoder.Limits().MaxBytesInFlight},
 	}
 }
@@ -92,7 +95,25 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /ingest/jsonl", s.ingest(s.decodeJSONL, s.replyStats))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	wrongListener(mux, hintOTLPOnLoki, "/v1/logs", "/v1/traces")
 	return grpcHint(mux)
+}
+
+// The answers to a push sent to the other listener: a 404 whose body,
+// which shippers log, names the right one.
+const (
+	hintOTLPOnLoki = "OTLP/HTTP is served on ingest serve's --otlp-listen address (default :4318), not on this one (--listen: Loki push and JSON lines)"
+	hintLokiOnOTLP = "Loki push and JSON lines are served on ingest serve's --listen address (default :3100), not on this one (--otlp-listen: OTLP/HTTP)"
+)
+
+// wrongListener answers POSTs to paths the other listener serves with
+// hint.
+func wrongListener(mux *http.ServeMux, hint string, paths ...string) {
+	for _, p := range paths {
+		mux.HandleFunc("POST "+p, func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, hint, http.StatusNotFound)
+		})
+	}
 }
 
 // OTLPHandler serves OTLP/HTTP /v1/logs and /v1/traces (the --otlp-listen
@@ -103,6 +124,7 @@ func (s *Server) OTLPHandler() http.Handler {
 	mux.Handle("POST /v1/logs", s.ingest(s.decodeOTLPLogs, s.replyOTLPLogs))
 	mux.Handle("POST /v1/traces", s.ingest(s.decodeOTLPTraces, s.replyOTLPTraces))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
+	wrongListener(mux, hintLokiOnOTLP, "/loki/api/v1/push", "/ingest/jsonl")
 	return grpcHint(mux)
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrBadPatterns is returned for a text pattern file or pattern that cannot be used.
@@ -161,15 +163,16 @@ func bareLevel(line string) string {
 	if len(line) > 160 {
 		line = line[:160]
 	}
-	for i, tok := range strings.Fields(line) {
-		if i >= 6 {
+	i := -1
+	for tok := range strings.FieldsSeq(line) { // the fields of strings.Fields, without its slice
+		if i++; i >= 6 {
 			break
 		}
 		if i == 0 && len(tok) == 5 && strings.ContainsRune("IWEF", rune(tok[0])) && isDigits(tok[1:]) {
 			return tok[:1]
 		}
 		t := strings.Trim(tok, "[]()<>:|,;-")
-		if len(t) < 3 || strings.ToUpper(t) != t {
+		if len(t) < 3 || !isUpper(t) {
 			continue
 		}
 		if _, ok := levelWord(strings.ToLower(t)); ok {
@@ -177,6 +180,26 @@ func bareLevel(line string) string {
 		}
 	}
 	return ""
+}
+
+// isUpper reports whether strings.ToUpper(s) == s, without building the
+// upper-case copy: every rune is valid UTF-8 (ToUpper replaces an invalid
+// byte) and its own upper case. A U+FFFD in s counts as not upper case
+// (it is, but no level word holds one).
+func isUpper(s string) bool {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'a' <= r && r <= 'z' {
+				return false
+			}
+		case r == utf8.RuneError:
+			return false
+		case unicode.ToUpper(r) != r:
+			return false
+		}
+	}
+	return true
 }
 
 func isDigits(s string) bool {

@@ -188,7 +188,7 @@ func TestServeHealthzReportsDamage(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Damage(t, db, 200<<10)
+	testenv.Damage(t, db, 64<<10)
 	base, stop := startServe(t, "--read-only", "--store", db)
 	defer stop()
 	code, body := httpGet(t, base+"/api/v1/incident?since=2h")

@@ -10,10 +10,8 @@ import (
 	"github.com/faultline/faultline/store/backend"
 )
 
-// The rec column holds a whole record, so that a read takes one column
-// per row (for million-record windows the per-column calls into SQLite
-// cost more than decoding). The ts, trace and service columns repeat what
-// the indexes need. Layout:
+// A record is encoded whole, in a block (block.go), or in the rec column
+// of a row in files of schema version 1 (legacy.go). Layout:
 //
 //	version byte (recV1)
 //	type byte, status byte

@@ -34,7 +34,7 @@ func TestDamageWhileOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.WriteBatch(t.Context(), synthRecords(20000, 0)); err != nil {
+	if err := db.WriteBatch(t.Context(), synthRecords(80000, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.w.ExecContext(t.Context(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
@@ -47,7 +47,7 @@ func TestDamageWhileOpen(t *testing.T) {
 	if err := db.CheckIntegrity(t.Context()); !errors.Is(err, backend.ErrCorrupt) {
 		t.Fatalf("CheckIntegrity of a damaged store = %v, want ErrCorrupt", err)
 	}
-	if err := db.WriteBatch(t.Context(), synthRecords(10, 30000)); !errors.Is(err, backend.ErrCorrupt) || sqliteCode.MatchString(err.Error()) {
+	if err := db.WriteBatch(t.Context(), synthRecords(10, 90000)); !errors.Is(err, backend.ErrCorrupt) || sqliteCode.MatchString(err.Error()) {
 		t.Errorf("write after damage was found = %v, want ErrCorrupt in words", err)
 	}
 	if err := db.WriteHealth(); !errors.Is(err, backend.ErrCorrupt) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,7 +20,7 @@ import (
 // sqliteCode is an SQLite result code as the driver's messages end with it.
 var sqliteCode = regexp.MustCompile(`\(\d+\)`)
 
-// damagedStore writes 20,000 records to a new store and overwrites 200 KiB
+// damagedStore writes 80,000 records to a new store and overwrites 200 KiB
 // of its file in the middle with noise, as a failing disk would.
 func damagedStore(t *testing.T) string {
 	t.Helper()
@@ -28,7 +29,7 @@ func damagedStore(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := make([]schema.Record, 20000)
+	recs := make([]schema.Record, 80000) // compressed, enough for a file of 3 times the damage
 	base := time.Date(2024, 3, 5, 10, 0, 0, 0, time.UTC)
 	for i := range recs {
 		recs[i] = schema.Record{Time: base.Add(time.Duration(i) * time.Millisecond), Service: "svc",
@@ -83,8 +84,11 @@ func TestDiskFullIsExplained(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := make([]schema.Record, 2000)
+	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range big {
-		big[i] = schema.Record{Time: time.Unix(1700000000, int64(i)), Service: "svc", Body: fmt.Sprintf("message number %d of a batch too big to fit", i)}
+		// random ids: records compress, and this batch must not fit in two pages
+		big[i] = schema.Record{Time: time.Unix(1700000000, int64(i)), Service: "svc",
+			Body: fmt.Sprintf("message number %d of a batch too big to fit, request %016x", i, rng.Uint64())}
 	}
 	err = db.WriteBatch(ctx, big)
 	if !errors.Is(err, backend.ErrDiskFull) || sqliteCode.MatchString(err.Error()) {

@@ -29,8 +29,9 @@ type groupWriter struct {
 }
 
 type writeReq struct {
-	rows []row
-	res  chan error // buffered: the writer never blocks on a caller
+	blocks []*block
+	n      int        // records
+	res    chan error // buffered: the writer never blocks on a caller
 }
 
 func newGroupWriter(w *sql.DB) *groupWriter {
@@ -39,15 +40,15 @@ func newGroupWriter(w *sql.DB) *groupWriter {
 	return g
 }
 
-// write queues rows and waits for the transaction that holds them. When
+// write queues req's blocks and waits for the transaction that holds them. When
 // ctx ends first and the rows are still queued, they are withdrawn and
 // ctx's error returned; once a transaction holds them, write waits for its
 // outcome so that an error always means nothing was written.
-func (g *groupWriter) write(ctx context.Context, rows []row) error {
+func (g *groupWriter) write(ctx context.Context, req *writeReq) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	req := &writeReq{rows: rows, res: make(chan error, 1)}
+	req.res = make(chan error, 1)
 	g.mu.Lock()
 	if g.stopped {
 		g.mu.Unlock()
@@ -88,8 +89,8 @@ func (g *groupWriter) take() []*writeReq {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n, rows := 0, 0
-	for n < len(g.pend) && (n == 0 || rows+len(g.pend[n].rows) <= maxGroupRows) {
-		rows += len(g.pend[n].rows)
+	for n < len(g.pend) && (n == 0 || rows+g.pend[n].n <= maxGroupRows) {
+		rows += g.pend[n].n
 		n++
 	}
 	group := append([]*writeReq(nil), g.pend[:n]...)
@@ -128,17 +129,21 @@ func (g *groupWriter) drain() {
 func (g *groupWriter) commit(group []*writeReq) error {
 	ctx := context.Background()
 	return inTx(ctx, g.w, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, insertSQL)
+		st, err := prepareBlockStmts(ctx, tx)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
+		defer st.close()
+		next, err := nextBlockID(ctx, tx)
+		if err != nil {
+			return err
+		}
 		total := 0
 		for _, r := range group {
-			if err := insertRows(ctx, stmt, r.rows); err != nil {
+			if err := insertBlocks(ctx, st, &next, r.blocks); err != nil {
 				return err
 			}
-			total += len(r.rows)
+			total += r.n
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = 'records'`, total)
 		return err

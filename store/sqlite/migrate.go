@@ -40,6 +40,37 @@ func migrations() []string {
 		updated INTEGER NOT NULL,   -- Unix nanoseconds
 		PRIMARY KEY (kind, id)
 	) WITHOUT ROWID;`,
+		// 2: records in compressed blocks (block.go); the rows of the
+		// records table are moved into blocks by moveRecords in the same
+		// transaction, and the table dropped.
+		`CREATE TABLE blocks (
+		id       INTEGER PRIMARY KEY,
+		bseq     INTEGER NOT NULL,  -- id of the first block of its batch: orders batches
+		min_ts   INTEGER NOT NULL,  -- Unix nanoseconds, as records.ts was
+		max_ts   INTEGER NOT NULL,
+		first_ts INTEGER,           -- least time that is not a zero Time; NULL when none
+		alert    INTEGER NOT NULL,  -- 1: the block holds the batch's alert records; 0: the others
+		n        INTEGER NOT NULL,  -- records
+		services TEXT    NOT NULL   -- the services of its records, each between two NUL characters
+	);
+	CREATE INDEX blocks_min_ts ON blocks(min_ts, max_ts);
+	CREATE INDEX blocks_max_ts ON blocks(max_ts);
+	CREATE INDEX blocks_first_ts ON blocks(first_ts) WHERE first_ts IS NOT NULL;
+	CREATE TABLE block_data (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+	CREATE TABLE block_traces (
+		trace INTEGER NOT NULL,  -- traceKey8 of a trace id in the block
+		block INTEGER NOT NULL,
+		PRIMARY KEY (trace, block)
+	) WITHOUT ROWID;`,
+	}
+}
+
+// migrationMoves are the Go steps that complete a migration in its
+// transaction, by the version it brings the file to: moving data the SQL
+// alone cannot (compression). Append, never edit, as migrations.
+func migrationMoves() map[int]func(context.Context, *sql.Tx, *codecs) error {
+	return map[int]func(context.Context, *sql.Tx, *codecs) error{
+		2: moveRecords,
 	}
 }
 
@@ -56,7 +87,7 @@ func SchemaVersion() int { return len(migrations()) }
 // migrate turns on WAL and applies the missing migrations, each in its
 // own IMMEDIATE transaction that rereads user_version, so two processes
 // opening a new file at once apply every step exactly once.
-func migrate(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+func migrate(ctx context.Context, w *sql.DB, c *codecs, log *slog.Logger) error {
 	// The page size of a new file; it cannot change once the file is in
 	// WAL mode, and is a no-op on an existing file.
 	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", pageSize)); err != nil {
@@ -84,18 +115,41 @@ func migrate(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 	if mode != "wal" {
 		return fmt.Errorf("cannot switch to WAL: journal mode stays %q", mode)
 	}
+	moved := false
 	for {
-		done, err := migrateStep(ctx, w, log)
-		if err != nil || done {
+		done, m, err := migrateStep(ctx, w, c, log)
+		moved = moved || m
+		if err != nil {
 			return err
 		}
+		if done {
+			break
+		}
 	}
+	if moved {
+		compact(ctx, w, log)
+	}
+	return nil
 }
 
-func migrateStep(ctx context.Context, w *sql.DB, log *slog.Logger) (done bool, err error) {
+// compact gives back to the file system the pages a move of data freed
+// (the records table of version 1 was about ten times its blocks), with
+// VACUUM. It needs the file to itself for a moment: when another process
+// is reading it fails, which is harmless (the pages are reused by later
+// writes), and is logged.
+func compact(ctx context.Context, w *sql.DB, log *slog.Logger) {
+	start := time.Now()
+	if _, err := w.ExecContext(ctx, "VACUUM"); err != nil {
+		log.Warn("store not compacted after the migration; its free pages will be reused", "err", err)
+		return
+	}
+	log.Info("store compacted after the migration", "took", time.Since(start))
+}
+
+func migrateStep(ctx context.Context, w *sql.DB, c *codecs, log *slog.Logger) (done, moved bool, err error) {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer func() {
 		if err != nil {
@@ -104,37 +158,52 @@ func migrateStep(ctx context.Context, w *sql.DB, log *slog.Logger) (done bool, e
 	}()
 	v, err := userVersion(ctx, tx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if v > len(migrations()) {
-		return false, newerSchema(v)
+		return false, false, newerSchema(v)
 	}
 	if v == len(migrations()) {
-		return true, tx.Rollback()
+		return true, false, tx.Rollback()
 	}
 	if _, err := tx.ExecContext(ctx, migrations()[v]); err != nil {
-		return false, fmt.Errorf("cannot migrate schema to version %d: %w", v+1, err)
+		return false, false, fmt.Errorf("cannot migrate schema to version %d: %w", v+1, err)
+	}
+	if move := migrationMoves()[v+1]; move != nil {
+		start := time.Now()
+		if err := move(ctx, tx, c); err != nil {
+			return false, false, fmt.Errorf("cannot migrate schema to version %d: %w", v+1, err)
+		}
+		log.Info("store data moved to the new layout", "version", v+1, "took", time.Since(start))
+		moved = true
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-		return false, err
+		return false, false, err
 	}
 	log.Info("store schema migrated", "version", v+1)
-	return false, tx.Commit()
+	return false, moved, tx.Commit()
 }
 
-// checkVersion is the read-only open's check: a reader cannot migrate.
-func checkVersion(ctx context.Context, r *sql.DB) error {
+// legacyVersion is the schema of records in rows (one per record): a
+// reader reads such a file as it is; a writer's open moves it to blocks.
+const legacyVersion = 1
+
+// checkVersion is the read-only open's check: a reader cannot migrate. It
+// returns the file's version: the current one, or legacyVersion.
+func checkVersion(ctx context.Context, r *sql.DB) (int, error) {
 	v, err := userVersion(ctx, r)
 	switch {
 	case err != nil:
-		return err
+		return 0, err
 	case v > len(migrations()):
-		return newerSchema(v)
+		return 0, newerSchema(v)
+	case v == legacyVersion:
+		return v, nil // read in the old layout: see DB.legacy
 	case v < len(migrations()):
-		return fmt.Errorf("%w: the file has version %d, this faultline needs %d; open it once read-write (ingest) to upgrade it",
+		return 0, fmt.Errorf("%w: the file has version %d, this faultline needs %d; open it once read-write (ingest) to upgrade it",
 			backend.ErrSchemaVersion, v, len(migrations()))
 	}
-	return nil
+	return v, nil
 }
 
 func newerSchema(v int) error {

@@ -2,37 +2,50 @@ package sqlite
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/schema"
 )
 
-// TestQueryPlans checks that each query is answered from the index meant
-// for it, without a scan of the table or a sort.
+// TestQueryPlans checks that each query of the block layout is answered
+// from the index meant for it, without a scan of a table or a sort.
 func TestQueryPlans(t *testing.T) {
 	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	trace := selectCols + ` WHERE trace = ? ORDER BY rowid LIMIT ?`
+	window := func(errorsOnly bool, service string) (string, []any) {
+		sqlText, bySvc := windowBlocksSQL(schema.WindowQuery{ErrorsOnly: errorsOnly, Service: service})
+		args := []any{int64(1), int64(0)}
+		if bySvc {
+			args = append(args, servicesKey(service))
+		}
+		return sqlText, args
+	}
 	for _, c := range []struct {
 		name, sql, index string
 		args             []any
 	}{
-		{"trace", trace, "records_trace", []any{[]byte("0123456789abcdef"), 10}},
-		{"window", q(windowSQL(0, 1, "", false, 10)), "records_ts", a(windowSQL(0, 1, "", false, 10))},
-		{"errors", q(windowSQL(0, 1, "", true, 10)), "records_alert_ts", a(windowSQL(0, 1, "", true, 10))},
-		{"service", q(windowSQL(0, 1, "s", false, 10)), "records_service_ts", a(windowSQL(0, 1, "s", false, 10))},
-		{"service errors", q(windowSQL(0, 1, "s", true, 10)), "records_service_ts", a(windowSQL(0, 1, "s", true, 10))},
-		{"bounds", `SELECT ts FROM records WHERE ts > ? ORDER BY ts LIMIT 1`, "records_ts", []any{int64(zeroTime)}},
+		{"trace", traceBlocksSQL, "sqlite_autoindex_block_traces_1", []any{int64(1)}},
+		{"window", q(window(false, "")), "blocks_min_ts", a(window(false, ""))},
+		{"errors", q(window(true, "")), "blocks_min_ts", a(window(true, ""))},
+		{"service", q(window(false, "s")), "blocks_min_ts", a(window(false, "s"))},
+		{"service errors", q(window(true, "s")), "blocks_min_ts", a(window(true, "s"))},
+		{"first", boundsFirstSQL, "blocks_first_ts", nil},
+		{"last", boundsLastSQL, "blocks_max_ts", nil},
+		{"retention", blocksBeforeSQL, "blocks_min_ts", []any{int64(0), 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			plan := queryPlan(t, db, c.sql, c.args)
-			if !strings.Contains(plan, "USING INDEX "+c.index) && !strings.Contains(plan, "USING COVERING INDEX "+c.index) {
+			if !strings.Contains(plan, "USING INDEX "+c.index) && !strings.Contains(plan, "USING COVERING INDEX "+c.index) &&
+				!strings.Contains(plan, "USING PRIMARY KEY") {
 				t.Errorf("plan %q does not use %s", plan, c.index)
 			}
-			if strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN records\n") {
-				t.Errorf("plan %q sorts or scans the table", plan)
+			if strings.Contains(plan, "TEMP B-TREE") || regexp.MustCompile(`SCAN (blocks|block_data|block_traces)( AS \w+)?\n`).MatchString(plan) {
+				t.Errorf("plan %q sorts or scans a table", plan)
 			}
 		})
 	}

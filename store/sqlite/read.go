@@ -17,12 +17,14 @@ func (db *DB) TraceRecords(ctx context.Context, id schema.TraceID, limit int) it
 	if limit <= 0 {
 		limit = db.opts.TraceLimit
 	}
-	key := traceKey(id)
-	if key == nil {
+	if id == "" {
 		return func(func(schema.Record, error) bool) {}
 	}
 	what := fmt.Sprintf("cannot read trace %q", truncate(string(id)))
-	return db.query(ctx, what, nil, selectCols+` WHERE trace = ? ORDER BY rowid LIMIT ?`, key, limit)
+	if db.isLegacy(ctx) {
+		return db.query(ctx, what, nil, selectCols+` WHERE trace = ? ORDER BY rowid LIMIT ?`, traceKey(id), limit)
+	}
+	return db.traceBlocks(ctx, what, id, limit)
 }
 
 // WindowRecords yields the records whose Time lies in [q.From, q.To),
@@ -39,11 +41,14 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 	what := fmt.Sprintf("cannot read records from %s to %s",
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
 	from, to := clampNanos(q.From), clampNanos(q.To)
+	if !db.isLegacy(ctx) {
+		return db.windowBlocks(ctx, what, q, from, to, limit)
+	}
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
 	return db.query(ctx, what, q.Attrs, sqlText, args...)
 }
 
-// windowSQL picks the statement whose WHERE clause lets SQLite use the
+// windowSQL (for a file of schema version 1, read as it is) picks the statement whose WHERE clause lets SQLite use the
 // right index: (service, ts) for one service, the partial alert index for
 // ErrorsOnly, ts otherwise.
 func windowSQL(from, to int64, service string, errorsOnly bool, limit int) (string, []any) {

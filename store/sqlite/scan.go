@@ -12,7 +12,8 @@ import (
 	"github.com/faultline/faultline/schema"
 )
 
-// Scanning is a two-stage pipeline: a goroutine steps SQLite and copies
+// Scanning rows (files of schema version 1, read as they are: legacy.go;
+// blocks are read by blockread.go) is a two-stage pipeline: a goroutine steps SQLite and copies
 // each row's blob out (half the work for a large window), while the
 // consumer's goroutine decodes the blobs into records and yields them.
 // On a multi-core machine a million-record window then takes about the

@@ -27,6 +27,13 @@ func (db *DB) bounds(ctx context.Context) (first, last time.Time, err error) {
 	if err != nil {
 		return first, last, err
 	}
+	if !db.isLegacy(ctx) {
+		lo, hi, err := boundsBlocks(ctx, r)
+		if err != nil || !lo.Valid || !hi.Valid {
+			return first, last, err
+		}
+		return nanosToTime(lo.Int64), nanosToTime(hi.Int64), nil
+	}
 	var lo, hi int64
 	err = r.QueryRowContext(ctx, `SELECT ts FROM records WHERE ts > ? ORDER BY ts LIMIT 1`, zeroTime).Scan(&lo)
 	if errors.Is(err, sql.ErrNoRows) {

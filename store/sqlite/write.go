@@ -5,16 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
-
-const insertSQL = `INSERT INTO records (ts, trace, service, alert, rec) VALUES (?, ?, ?, ?, ?)`
-
-// deleteChunk bounds one retention transaction so the writer holds the
-// lock briefly and readers' WAL stays small.
-const deleteChunk = 5000
 
 // WriteBatch stores every record of recs or none of them, in one
 // transaction (shared with batches written concurrently, see group.go):
@@ -40,51 +34,114 @@ func (db *DB) writeBatch(ctx context.Context, recs []schema.Record) error {
 	if p := db.damaged.Load(); p != nil {
 		return *p
 	}
-	rows, err := encodeBatch(recs)
-	if err != nil {
-		return err
-	}
 	if _, err := db.writer(); err != nil {
 		return err
 	}
-	return db.group.write(ctx, rows)
-}
-
-// row is one record as the records table's columns.
-type row struct {
-	ts      int64
-	trace   any
-	service string
-	alert   int64
-	rec     []byte
-}
-
-// encodeBatch converts all records before the transaction starts, so a
-// bad record refuses the batch without touching the file.
-func encodeBatch(recs []schema.Record) ([]row, error) {
-	rows := make([]row, len(recs))
-	buf := make([]byte, 0, 512*len(recs))
-	for i := range recs {
-		r := &recs[i]
-		ts, err := timeToNanos(r.Time)
-		if err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
-		}
-		start := len(buf)
-		buf = encodeRecord(buf, r, ts)
-		rows[i] = row{ts: ts, trace: traceKey(r.TraceID), service: r.Service,
-			alert: alertFlag(r), rec: buf[start:len(buf):len(buf)]}
+	// Encoding and compression happen here, in the caller's goroutine and
+	// before the transaction: concurrent batches compress in parallel, and
+	// a bad record refuses the batch without touching the file.
+	blocks, err := db.zstd.buildBlocks(recs)
+	if err != nil {
+		return err
 	}
-	return rows, nil
+	return db.group.write(ctx, &writeReq{blocks: blocks, n: len(recs)})
 }
 
-func insertRows(ctx context.Context, stmt *sql.Stmt, rows []row) error {
-	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r.ts, r.trace, r.service, r.alert, r.rec); err != nil {
+// insertBlocks inserts the blocks of one batch, numbering them from
+// *next (the first one's id is the batch's bseq).
+func insertBlocks(ctx context.Context, st *blockStmts, next *int64, blocks []*block) error {
+	bseq := *next
+	for _, b := range blocks {
+		id := *next
+		*next++
+		if _, err := st.meta.ExecContext(ctx, id, bseq, b.minTS, b.maxTS, b.firstTS, b.alert, b.n, b.services); err != nil {
+			return err
+		}
+		if _, err := st.data.ExecContext(ctx, id, b.data); err != nil {
+			return err
+		}
+		if err := st.insertTraces(ctx, id, b.traces); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// tracesPerInsert is how many block_traces rows one INSERT takes.
+const tracesPerInsert = 128
+
+// blockStmts are the statements that insert blocks, prepared once per
+// transaction.
+type blockStmts struct {
+	tx               *sql.Tx
+	meta, data, many *sql.Stmt
+	args             []any
+}
+
+func prepareBlockStmts(ctx context.Context, tx *sql.Tx) (*blockStmts, error) {
+	st := &blockStmts{tx: tx}
+	var err error
+	if st.meta, err = tx.PrepareContext(ctx, `INSERT INTO blocks (id, bseq, min_ts, max_ts, first_ts, alert, n, services) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if st.data, err = tx.PrepareContext(ctx, `INSERT INTO block_data (id, data) VALUES (?, ?)`); err != nil {
+		return nil, errors.Join(err, st.close())
+	}
+	if st.many, err = tx.PrepareContext(ctx, tracesInsertSQL(tracesPerInsert)); err != nil {
+		return nil, errors.Join(err, st.close())
+	}
+	return st, nil
+}
+
+func tracesInsertSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO block_traces (trace, block) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?)")
+	}
+	return b.String()
+}
+
+func (st *blockStmts) insertTraces(ctx context.Context, id int64, traces []int64) error {
+	for len(traces) > 0 {
+		k := min(len(traces), tracesPerInsert)
+		st.args = st.args[:0]
+		for _, t := range traces[:k] {
+			st.args = append(st.args, t, id)
+		}
+		var err error
+		if k == tracesPerInsert {
+			_, err = st.many.ExecContext(ctx, st.args...)
+		} else {
+			_, err = st.tx.ExecContext(ctx, tracesInsertSQL(k), st.args...)
+		}
+		if err != nil {
+			return err
+		}
+		traces = traces[k:]
+	}
+	return nil
+}
+
+func (st *blockStmts) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{st.meta, st.data, st.many} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// nextBlockID is the id after the highest block's: ids, and so bseq, grow
+// with insertion.
+func nextBlockID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM blocks`).Scan(&id)
+	return id, err
 }
 
 // inTx runs f in one IMMEDIATE transaction and commits, or rolls back
@@ -105,58 +162,4 @@ func ignoreDone(err error) error {
 		return nil
 	}
 	return err
-}
-
-// DeleteBefore removes the records whose Time is before t (retention) and
-// reports how many. It deletes in short transactions of deleteChunk
-// records, so a concurrent writer waits at most one chunk; on error the
-// chunks already deleted stay deleted and their count is returned.
-// Freed pages are reused by later writes; the file does not shrink. A
-// zero t deletes nothing; records with a zero Time go with any other t.
-func (db *DB) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {
-	n, err := db.deleteBefore(ctx, t)
-	if err != nil {
-		return n, fmt.Errorf("cannot delete records before %s: %w", t.Format(time.RFC3339), explain(err))
-	}
-	db.log.Debug("retention", "before", t, "deleted", n)
-	return n, nil
-}
-
-func (db *DB) deleteBefore(ctx context.Context, t time.Time) (int64, error) {
-	w, err := db.writer()
-	if err != nil {
-		return 0, err
-	}
-	if t.IsZero() {
-		return 0, nil
-	}
-	cut := clampNanos(t)
-	var total int64
-	for {
-		n, err := deleteOneChunk(ctx, w, cut)
-		total += n
-		if err != nil || n < deleteChunk {
-			return total, err
-		}
-	}
-}
-
-func deleteOneChunk(ctx context.Context, w *sql.DB, cut int64) (int64, error) {
-	var n int64
-	err := inTx(ctx, w, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE rowid IN
-			(SELECT rowid FROM records WHERE ts < ? ORDER BY ts LIMIT ?)`, cut, deleteChunk)
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE counters SET value = value - ? WHERE name = 'records'`, n)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }

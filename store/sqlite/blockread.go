@@ -1,0 +1,314 @@
+package sqlite
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"database/sql"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// Reading blocks. A trace lookup finds the blocks holding the trace in
+// block_traces, decompresses them and keeps the trace's records, copied
+// out of the block (so a caller that keeps a few records of many traces
+// does not keep whole blocks alive), ordered by insertion. A window read
+// runs one statement over the blocks overlapping the window in order of
+// their first time; a goroutine steps it and decompresses each block while
+// the consumer merges the blocks' records (each block is sorted by time)
+// with a heap, decodes and yields them: the time of the slower stage, not
+// the sum, on a multi-core machine.
+
+// decodeOne decodes one encoded record into a new Record.
+func decodeOne(rec string) (*schema.Record, error) {
+	r := new(schema.Record)
+	if err := decodeRecord(rec, r, nil); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// recTrace reads the trace id of an encoded record without decoding the
+// rest; "" when unreadable (the full decode then reports it).
+func recTrace(rec string) string {
+	if len(rec) < 4 {
+		return ""
+	}
+	d := decoder{s: rec[3:]}
+	d.varint()
+	return d.str()
+}
+
+const traceBlocksSQL = `SELECT b.bseq, d.data FROM block_traces t
+	JOIN blocks b ON b.id = t.block JOIN block_data d ON d.id = t.block
+	WHERE t.trace = ?`
+
+type traceHit struct {
+	bseq int64
+	idx  uint64
+	rec  string
+}
+
+func (db *DB) traceBlocks(ctx context.Context, what string, id schema.TraceID, limit int) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		hits, err := db.traceHits(ctx, id)
+		if err != nil {
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
+			return
+		}
+		for i, h := range hits {
+			if i == limit {
+				return
+			}
+			var r schema.Record
+			if err := decodeRecord(h.rec, &r, nil); err != nil {
+				yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// traceHits reads the records of trace id, in insertion order.
+func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, error) {
+	r, err := db.reader()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.QueryContext(ctx, traceBlocksSQL, traceKey8(id))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []traceHit
+	var buf []byte
+	for rows.Next() {
+		var bseq int64
+		var data sql.RawBytes
+		if err := rows.Scan(&bseq, &data); err != nil {
+			return nil, err
+		}
+		p, err := db.zstd.dec.DecodeAll(data, buf[:0])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		}
+		buf = p
+		entries, err := parseEntries(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if recTrace(e.rec) == string(id) {
+				hits = append(hits, traceHit{bseq: bseq, idx: e.idx, rec: strings.Clone(e.rec)})
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(hits, func(a, b traceHit) int {
+		return cmp.Or(cmp.Compare(a.bseq, b.bseq), cmp.Compare(a.idx, b.idx))
+	})
+	return hits, nil
+}
+
+// windowChunk is one block's records in the window, in order.
+type windowChunk struct {
+	bseq    int64
+	minTS   int64
+	entries []entry
+	err     error
+}
+
+// windowBlocks yields the records of [from, to) in time order, ties in
+// insertion order.
+func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuery, from, to int64, limit int) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		if from >= to {
+			return
+		}
+		keep := newAttrFilter(q.Attrs)
+		ctx, cancel := context.WithCancel(ctx)
+		ch := make(chan windowChunk, scanAhead)
+		go db.produceBlocks(ctx, q, from, to, ch)
+		defer func() {
+			cancel()
+			for range ch {
+			}
+		}()
+		if err := mergeBlocks(ch, q.Service, keep, limit, yield); err != nil {
+			yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
+		}
+	}
+}
+
+func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
+	where := `b.min_ts < ? AND b.max_ts >= ?`
+	if q.ErrorsOnly {
+		where += ` AND b.alert = 1`
+	}
+	if q.Service != "" {
+		where += ` AND instr(b.services, ?) > 0`
+	}
+	return `SELECT b.bseq, b.min_ts, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + where +
+		` ORDER BY b.min_ts`, q.Service != ""
+}
+
+// produceBlocks sends the window's blocks, decompressed and cut to the
+// window, in order of their first time, then any error, and closes ch.
+func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to int64, ch chan<- windowChunk) {
+	defer close(ch)
+	err := func() error {
+		r, err := db.reader()
+		if err != nil {
+			return err
+		}
+		sqlText, bySvc := windowBlocksSQL(q)
+		args := []any{to, from}
+		if bySvc {
+			args = append(args, servicesKey(q.Service))
+		}
+		rows, err := r.QueryContext(ctx, sqlText, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c windowChunk
+			var data sql.RawBytes
+			if err := rows.Scan(&c.bseq, &c.minTS, &data); err != nil {
+				return err
+			}
+			entries, err := db.zstd.decodeBlock(data)
+			if err != nil {
+				return err
+			}
+			lo, _ := slices.BinarySearchFunc(entries, from, func(e entry, t int64) int { return cmp.Compare(e.ts, t) })
+			hi, _ := slices.BinarySearchFunc(entries, to, func(e entry, t int64) int { return cmp.Compare(e.ts, t) })
+			c.entries = entries[lo:hi]
+			select {
+			case ch <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		ch <- windowChunk{err: err, minTS: math.MinInt64}
+	}
+}
+
+// cursor is a block being merged: its records from pos on.
+type cursor struct {
+	c   windowChunk
+	pos int
+}
+
+func (c *cursor) head() *entry { return &c.c.entries[c.pos] }
+
+type cursorHeap []*cursor
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	a, b := h[i].head(), h[j].head()
+	if a.ts != b.ts {
+		return a.ts < b.ts
+	}
+	if h[i].c.bseq != h[j].c.bseq {
+		return h[i].c.bseq < h[j].c.bseq
+	}
+	return a.idx < b.idx
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeBlocks merges the chunks (which arrive in order of their blocks'
+// first time) into one stream in (time, insertion) order: a block joins
+// the heap once the smallest record left is not before its first time, as
+// no later block can hold an earlier record. It returns the error to
+// report.
+func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, yield func(schema.Record, error) bool) error {
+	var h cursorHeap
+	next, ok := <-ch
+	sent := 0
+	for {
+		for ok && (len(h) == 0 || next.minTS <= h[0].head().ts) {
+			if next.err != nil {
+				return next.err
+			}
+			if len(next.entries) > 0 {
+				heap.Push(&h, &cursor{c: next})
+			}
+			next, ok = <-ch
+		}
+		if len(h) == 0 {
+			return nil
+		}
+		c := h[0]
+		e := c.head()
+		if c.pos++; c.pos == len(c.c.entries) {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
+		rec := e.rec
+		if service != "" {
+			if recService(rec) != service {
+				continue
+			}
+			rec = strings.Clone(rec) // do not keep the block alive for the few records it has of the service
+		}
+		var r schema.Record
+		if err := decodeRecord(rec, &r, keep); err != nil {
+			return err
+		}
+		if !yield(r, nil) {
+			return nil
+		}
+		if sent++; sent == limit {
+			return nil
+		}
+	}
+}
+
+// recService reads the service of an encoded record; "" when unreadable.
+func recService(rec string) string {
+	if len(rec) < 4 {
+		return ""
+	}
+	d := decoder{s: rec[3:]}
+	d.varint()
+	d.str()
+	d.str()
+	d.str()
+	return d.str()
+}
+
+// boundsBlocks is Bounds for the block layout.
+func boundsBlocks(ctx context.Context, r *sql.DB) (lo, hi sql.NullInt64, err error) {
+	if err = r.QueryRowContext(ctx, boundsFirstSQL).Scan(&lo); err != nil || !lo.Valid {
+		return lo, hi, err
+	}
+	err = r.QueryRowContext(ctx, boundsLastSQL).Scan(&hi)
+	return lo, hi, err
+}
+
+const (
+	boundsFirstSQL = `SELECT min(first_ts) FROM blocks WHERE first_ts IS NOT NULL`
+	boundsLastSQL  = `SELECT max(max_ts) FROM blocks`
+)
