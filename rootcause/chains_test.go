@@ -29,12 +29,6 @@ func withHops(vs []vote, h ...hop) []vote {
 	return vs
 }
 
-func noCallees(string) []string { return nil }
-
-// calls is a call graph: each service's callees.
-func calls(g map[string][]string) func(string) []string {
-	return func(s string) []string { return g[s] }
-}
 func never(string) bool { return false }
 
 func TestPointerChains(t *testing.T) {
@@ -48,7 +42,6 @@ func TestPointerChains(t *testing.T) {
 	cases := []struct {
 		name     string
 		votes    []vote
-		callees  func(string) []string
 		steady   func(string) bool
 		from, to string // want chains[from] == to ("" for no chain)
 	}{{
@@ -80,30 +73,6 @@ func TestPointerChains(t *testing.T) {
 		steady: func(s string) bool { return s == "mailer" },
 		from:   "media",
 	}, {
-		name: "a blind breaker follows its most involved callee",
-		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
-			mkVotes(30, "user", "user", schema.KindCircuitOpen, 1),
-			mkVotes(1, "user", "cart", schema.KindTransient, 0.1),
-			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: calls(map[string][]string{"user": []string{"cart", "idp"}}),
-		from:    "user", to: "idp",
-	}, {
-		name: "a few new failures of its own beside its breaker's many refusals leave it blind",
-		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
-			mkVotes(150, "user", "user", schema.KindCircuitOpen, 1),
-			mkVotes(2, "user", "user", schema.KindTransient, 1),
-			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: calls(map[string][]string{"user": []string{"idp"}}),
-		from:    "user", to: "idp",
-	}, {
-		name: "as many new failures of its own as refusals: not blind",
-		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
-			mkVotes(20, "user", "user", schema.KindCircuitOpen, 1),
-			mkVotes(20, "user", "user", schema.KindTransient, 1),
-			mkVotes(5, "cart", "idp", schema.KindDependencyTimeout, 1)),
-		callees: calls(map[string][]string{"user": []string{"idp"}}),
-		from:    "user",
-	}, {
 		name: "a service never an origin: where its errors in the traces passing through it lead",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
 			withHops(mkVotes(6, "front", "search", schema.KindDBPoolExhaustion, 1), hop{from: "user", to: "search", weight: 1})),
@@ -121,12 +90,11 @@ func TestPointerChains(t *testing.T) {
 			withHops(mkVotes(6, "front", "ppa", schema.KindDependencyTimeout, 1), hop{from: "inventory", to: "ppa", weight: 1})),
 		from: "inventory", to: "ppa",
 	}, {
-		name: "a few refusals of its breaker beside its own trouble mid-chain do not make it blind",
+		name: "a few refusals of its breaker beside its own trouble mid-chain lead nowhere",
 		votes: join(mkVotes(100, "front", "recommend", schema.KindCircuitOpen, 1),
 			mkVotes(2, "recommend", "recommend", schema.KindBulkheadFull, 1),
 			withHops(mkVotes(60, "ads", "ads", schema.KindDeterministic, 1), hop{from: "recommend", to: "recommend", weight: 1})),
-		callees: calls(map[string][]string{"recommend": []string{"currency"}}),
-		from:    "recommend",
+		from: "recommend",
 	}, {
 		name: "its own failures as an origin outweigh the traces passing through",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
@@ -135,14 +103,11 @@ func TestPointerChains(t *testing.T) {
 		from: "user",
 	}}
 	for _, c := range cases {
-		callees, steady := c.callees, c.steady
-		if callees == nil {
-			callees = noCallees
-		}
+		steady := c.steady
 		if steady == nil {
 			steady = never
 		}
-		got := pointerChains(c.votes, callees, steady)[c.from]
+		got := pointerChains(c.votes, steady)[c.from]
 		if got != c.to {
 			t.Errorf("%s: chain from %s ends at %q, want %q", c.name, c.from, got, c.to)
 		}
@@ -186,6 +151,30 @@ func TestResolveNames(t *testing.T) {
 	for _, v := range votes[4:] {
 		if v.target != "Payments-API" {
 			t.Errorf("%s's target %q, want the known Payments-API", v.origin.Service, v.target)
+		}
+	}
+}
+
+// TestResolveNamesGenericSuffix checks that a dependency named by a host's
+// label in some traces and by its callers' lines in others is one name,
+// the one the lines give; names with a suffix of their own stay apart, and
+// a name two others could stand for stays itself.
+func TestResolveNamesGenericSuffix(t *testing.T) {
+	w, b := newPeriod(t0, t0), newPeriod(t0, t0)
+	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
+	votes := append(append(append(append(append(mkVotes(3, "a", "geo-vendor", schema.KindDependencyTimeout, 1),
+		mkVotes(2, "b", "geo-vendor-api", schema.KindDependencyTimeout, 1)...),
+		mkVotes(2, "c", "ledger", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "d", "ledger-archive", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "e", "maps-api", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "f", "maps-service", schema.KindDependencyTimeout, 1)...)
+	votes = append(votes, mkVotes(1, "g", "maps", schema.KindDependencyTimeout, 1)...)
+	resolveNames(votes, w, b, tv)
+	want := map[string]string{"a": "geo-vendor-api", "b": "geo-vendor-api", "c": "ledger", "d": "ledger-archive",
+		"e": "maps-api", "f": "maps-service", "g": "maps"}
+	for _, v := range votes {
+		if v.target != want[v.origin.Service] {
+			t.Errorf("%s's target %q, want %q", v.origin.Service, v.target, want[v.origin.Service])
 		}
 	}
 }

@@ -236,10 +236,13 @@
 // address no record names is the one dependency its caller's breaker
 // lines name (correlate's breaker_address, through correlate.AddressGuard;
 // breaker_address.txtar); votes follow pointer chains (pointerChains).
-// The blind-breaker handling of pointerChains still has its own
-// counterpart in correlate's breaker_lookback_far and breaker_guard,
-// which read the store around one trace; folding them into one is not
-// done yet.
+// A breaker that opened on failures its traces no longer show (a blind
+// breaker) is correlate's alone (breaker_lookback_far, breaker_guard,
+// trip_filter_blind_dependency read the store around the trace); the
+// chains here follow only what the votes name. Votes' names of one
+// dependency are one name (resolveNames): spellings that differ in case
+// and punctuation, and a name nothing knows that is another's but for a
+// generic suffix (a host's label "geo-vendor", the callers' "geo-vendor-api").
 //
 // Every rule but onset, pattern_shift and behaviour has scenario files
 // under testdata/ named after it (TestRuleScenarios: a baseline and a

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -153,7 +154,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
 	}
-	chains := pointerChains(votes, tv.callees, func(svc string) bool { return seenSteady(w, b, svc) })
+	chains := pointerChains(votes, func(svc string) bool { return seenSteady(w, b, svc) })
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
@@ -224,18 +225,14 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 // its chain ends. Failures
 // count by their votes' novelty weight: errors a service logs as often as
 // in the baseline say nothing about where today's failures lead.
-func pointerChains(votes []vote, callees func(string) []string, steady func(string) bool) map[string]string {
+func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
 	involved := map[string]int{}           // votes a service is the origin or the target of
-	blind := map[string]int{}              // votes of open breakers that named nothing, by their service
 	for _, v := range votes {
 		involved[v.origin.Service]++
 		if v.target != v.origin.Service {
 			involved[v.target]++
-		}
-		if v.target == v.origin.Service && (v.kind == schema.KindCircuitOpen || v.kind == schema.KindBulkheadFull) {
-			blind[v.target]++
 		}
 		if v.target == v.origin.Service && v.kind.PointsElsewhere() {
 			// A symptom (an open breaker, a timeout) whose dependency the
@@ -283,22 +280,11 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 		return "", total, n
 	}
 	next := func(t string) string {
-		best, total, n := lead(t, out[t], raw)
+		best, _, n := lead(t, out[t], raw)
 		if best != "" {
 			return best
 		}
-		passBest, passTotal, _ := lead(t, passing[t], rawPassing)
-		if blind[t] > 0 && total+passTotal < max(1, blindShare*float64(blind[t])) {
-			// Its breaker opened on failures it no longer shows (its new
-			// failures are few next to its breaker's refusals): the callee
-			// most involved in the window's failing traces.
-			for _, c := range callees(t) {
-				if involved[c] > 0 && (best == "" || involved[c] > involved[best]) {
-					best = c
-				}
-			}
-			return best
-		}
+		passBest, _, _ := lead(t, passing[t], rawPassing)
 		if n < 2 {
 			// Too few traces begin with its failures to say where they
 			// lead: those passing through it say it.
@@ -324,11 +310,6 @@ func pointerChains(votes []vote, callees func(string) []string, steady func(stri
 	}
 	return ends
 }
-
-// blindShare is how many of its own new failures, per refusal of its open
-// breaker, leave a service's breaker blind (they are too few to say what
-// tripped it).
-const blindShare = 0.05
 
 func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	o := &v.origin
@@ -538,6 +519,34 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		k := correlate.NameKey(t)
 		if cur, ok := spelling[k]; !ok || better(t, cur) {
 			spelling[k] = t
+		}
+	}
+	// One dependency also goes by names told apart by a generic suffix:
+	// a host's label ("geo-vendor" of api.geo-vendor.example.com) and the
+	// name its callers' lines give it ("retrying request to
+	// geo-vendor-api"). A name nothing knows joins the one other name of
+	// the votes it is the same service as, the longest (or the known one)
+	// standing for both; with several, it stays itself.
+	names := sortedKeys(spelling)
+	for _, k := range names {
+		t := spelling[k]
+		if known(w, b, t) || strings.Contains(t, ".") {
+			continue
+		}
+		same := ""
+		for _, k2 := range names {
+			u := spelling[k2]
+			if k2 == k || strings.Contains(u, ".") || !correlate.SameService(t, u) {
+				continue
+			}
+			if same != "" {
+				same = ""
+				break
+			}
+			same = u
+		}
+		if same != "" && better(same, t) {
+			spelling[k] = same
 		}
 	}
 	for i := range votes {
