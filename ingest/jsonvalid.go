@@ -64,51 +64,31 @@ func (v *jsonValidator) lit(s string) bool {
 	return true
 }
 
-func (v *jsonValidator) object(depth int) bool {
-	v.i++ // '{'
+func (v *jsonValidator) object(depth int) bool { return v.seq(depth, '}', true) }
+
+func (v *jsonValidator) array(depth int) bool { return v.seq(depth, ']', false) }
+
+// seq reads the members of an object (keyed) or the elements of an array
+// up to end, the opening bracket at v.i.
+func (v *jsonValidator) seq(depth int, end byte, keyed bool) bool {
+	v.i++ // '{' or '['
 	v.ws()
-	if v.i < len(v.b) && v.b[v.i] == '}' {
+	if v.i < len(v.b) && v.b[v.i] == end {
 		v.i++
 		return true
 	}
 	for {
-		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
-			return false
-		}
-		v.ws()
-		if v.i >= len(v.b) || v.b[v.i] != ':' {
-			return false
-		}
-		v.i++
-		v.ws()
-		if !v.value(depth) {
-			return false
-		}
-		v.ws()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case '}':
-			v.i++
-			return true
-		case ',':
+		if keyed {
+			if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+				return false
+			}
+			v.ws()
+			if v.i >= len(v.b) || v.b[v.i] != ':' {
+				return false
+			}
 			v.i++
 			v.ws()
-		default:
-			return false
 		}
-	}
-}
-
-func (v *jsonValidator) array(depth int) bool {
-	v.i++ // '['
-	v.ws()
-	if v.i < len(v.b) && v.b[v.i] == ']' {
-		v.i++
-		return true
-	}
-	for {
 		if !v.value(depth) {
 			return false
 		}
@@ -117,7 +97,7 @@ func (v *jsonValidator) array(depth int) bool {
 			return false
 		}
 		switch v.b[v.i] {
-		case ']':
+		case end:
 			v.i++
 			return true
 		case ',':

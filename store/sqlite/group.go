@@ -129,15 +129,11 @@ func (g *groupWriter) drain() {
 func (g *groupWriter) commit(group []*writeReq) error {
 	ctx := context.Background()
 	return inTx(ctx, g.w, func(tx *sql.Tx) error {
-		st, err := prepareBlockStmts(ctx, tx)
+		st, next, err := beginBlocks(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer st.close()
-		next, err := nextBlockID(ctx, tx)
-		if err != nil {
-			return err
-		}
 		total := 0
 		for _, r := range group {
 			if err := insertBlocks(ctx, st, &next, r.blocks); err != nil {

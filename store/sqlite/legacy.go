@@ -35,15 +35,11 @@ const moveChunk = 20_000
 // order (each chunk one batch, so insertion order is kept), then drops
 // the table and its indexes. The record counter is unchanged.
 func moveRecords(ctx context.Context, tx *sql.Tx, c *codecs) error {
-	st, err := prepareBlockStmts(ctx, tx)
+	st, next, err := beginBlocks(ctx, tx)
 	if err != nil {
 		return err
 	}
 	defer st.close()
-	next, err := nextBlockID(ctx, tx)
-	if err != nil {
-		return err
-	}
 	var last int64
 	for {
 		recs, lastID, err := readRecordRows(ctx, tx, last)

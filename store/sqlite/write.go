@@ -136,12 +136,18 @@ func (st *blockStmts) close() error {
 	return errors.Join(errs...)
 }
 
-// nextBlockID is the id after the highest block's: ids, and so bseq, grow
-// with insertion.
-func nextBlockID(ctx context.Context, tx *sql.Tx) (int64, error) {
+// beginBlocks prepares a transaction's block statements and finds the id
+// after the highest block's: ids, and so bseq, grow with insertion.
+func beginBlocks(ctx context.Context, tx *sql.Tx) (*blockStmts, int64, error) {
+	st, err := prepareBlockStmts(ctx, tx)
+	if err != nil {
+		return nil, 0, err
+	}
 	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM blocks`).Scan(&id)
-	return id, err
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM blocks`).Scan(&id); err != nil {
+		return nil, 0, errors.Join(err, st.close())
+	}
+	return st, id, nil
 }
 
 // inTx runs f in one IMMEDIATE transaction and commits, or rolls back
