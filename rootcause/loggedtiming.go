@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/faultline/faultline/schema"
@@ -69,14 +70,14 @@ func loggedDuration(body string) (ns float64, ok bool) {
 			k++
 		}
 		if scale, n := durationUnit(body[k:]); n > 0 {
-			if v, err := parseDecimal(body[i:end]); err == nil {
+			if v, err := strconv.ParseFloat(body[i:end], 64); err == nil {
 				ns, ok = v*scale, true
 			}
 			i = k + n - 1
 			continue
 		}
 		if scale := keyUnit(body[:i]); scale > 0 && (end == len(body) || !isWordByte(body[end])) {
-			if v, err := parseDecimal(body[i:end]); err == nil {
+			if v, err := strconv.ParseFloat(body[i:end], 64); err == nil {
 				ns, ok = v*scale, true
 			}
 		}
@@ -130,28 +131,6 @@ func keyUnit(before string) float64 {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
-}
-
-// parseDecimal parses digits with an optional fraction, without
-// allocating.
-func parseDecimal(s string) (float64, error) {
-	v, frac, scale := 0.0, false, 1.0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '.':
-			frac = true
-		case c >= '0' && c <= '9':
-			if frac {
-				scale /= 10
-				v += float64(c-'0') * scale
-			} else {
-				v = v*10 + float64(c-'0')
-			}
-		default:
-			return 0, fmt.Errorf("not a number: %q", s)
-		}
-	}
-	return v, nil
 }
 
 // addLogged keeps the duration a log line of ts states.
@@ -313,14 +292,16 @@ type statedPairs struct {
 // of different services disagree, so a line cannot be told by its time to
 // belong to one of several calls; a trace with one call is unambiguous.
 func (p *period) addStated(recs []schema.Record, span *schema.Record, peer string) {
-	var lines []int // the peer's lines stating a duration, one per template
+	var lines []int      // the peer's lines stating a duration, one per template
+	var stated []float64 // what each of them states
 	var dup []string
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeLog || r.Service != peer || r.IsError() {
 			continue
 		}
-		if _, ok := loggedDuration(r.Body); !ok {
+		d, ok := loggedDuration(r.Body)
+		if !ok {
 			continue
 		}
 		t := templateOf(r)
@@ -328,15 +309,14 @@ func (p *period) addStated(recs []schema.Record, span *schema.Record, peer strin
 			dup = append(dup, t)
 			continue
 		}
-		lines = append(lines, i)
+		lines, stated = append(lines, i), append(stated, d)
 	}
-	for _, i := range lines {
-		r := &recs[i]
-		t := templateOf(r)
+	for li, i := range lines {
+		t := templateOf(&recs[i])
 		if slices.Contains(dup, t) {
 			continue
 		}
-		d, _ := loggedDuration(r.Body)
+		d := stated[li]
 		if p.stated == nil {
 			p.stated = map[opKey]*statedPairs{}
 		}
@@ -349,7 +329,7 @@ func (p *period) addStated(recs []schema.Record, span *schema.Record, peer strin
 		if len(sp.client) < maxLogged {
 			sp.client = append(sp.client, float64(span.Duration))
 			sp.stated = append(sp.stated, d)
-			sp.ids = append(sp.ids, r.TraceID)
+			sp.ids = append(sp.ids, recs[i].TraceID)
 		}
 	}
 }

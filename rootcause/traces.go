@@ -228,12 +228,9 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
-	involved := map[string]int{}           // votes a service is the origin or the target of
+	involved := map[string]bool{}          // services that are a vote's origin or target
 	for _, v := range votes {
-		involved[v.origin.Service]++
-		if v.target != v.origin.Service {
-			involved[v.target]++
-		}
+		involved[v.origin.Service], involved[v.target] = true, true
 		if v.target == v.origin.Service && v.kind.PointsElsewhere() {
 			// A symptom (an open breaker, a timeout) whose dependency the
 			// trace did not name says nothing about where this service's
@@ -266,7 +263,8 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 	// lead is where most of t's weighted failures m point, other than t
 	// itself, when more than one trace says so (one stray trace does not
 	// redirect hundreds) and that service was not seen serving as usual.
-	lead := func(t string, m map[string]float64, raw map[[2]string]int) (best string, total float64, n int) {
+	lead := func(t string, m map[string]float64, raw map[[2]string]int) (best string, n int) {
+		total := 0.0
 		for _, u := range sortedKeys(m) {
 			total += m[u]
 			n += raw[[2]string{t, u}]
@@ -275,16 +273,16 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 			}
 		}
 		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
-			return best, total, n
+			return best, n
 		}
-		return "", total, n
+		return "", n
 	}
 	next := func(t string) string {
-		best, _, n := lead(t, out[t], raw)
+		best, n := lead(t, out[t], raw)
 		if best != "" {
 			return best
 		}
-		passBest, _, _ := lead(t, passing[t], rawPassing)
+		passBest, _ := lead(t, passing[t], rawPassing)
 		if n < 2 {
 			// Too few traces begin with its failures to say where they
 			// lead: those passing through it say it.
