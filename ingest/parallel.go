@@ -18,8 +18,11 @@ const parallelMin = 512 << 10
 // in input order, and their stats merged. The result is the one a
 // sequential decode gives: decoding a line depends on no other line.
 func decodeLinesParallel(data []byte, b *Batch, decodeLine func([]byte, RecordSink)) {
-	parts := splitLines(data, runtime.GOMAXPROCS(0))
-	if len(data) < parallelMin || len(parts) < 2 {
+	var parts [][]byte
+	if len(data) >= parallelMin {
+		parts = splitLines(data, runtime.GOMAXPROCS(0))
+	}
+	if len(parts) < 2 {
 		eachLine(data, func(line []byte) { decodeLine(line, b) })
 		return
 	}
@@ -79,14 +82,19 @@ func inParts(b *Batch, n int, size func(int) int, decode func(i int, part *Batch
 		}()
 	}
 	wg.Wait()
-	for _, pb := range batches {
-		// Moves left within the array (or copies, had a part outgrown its region).
-		b.Records = append(b.Records, pb.Records...)
-		b.Stats.Accepted += pb.Stats.Accepted
-		b.Stats.Truncated += pb.Stats.Truncated
-		for r, k := range pb.Stats.Rejects {
-			b.Stats.reject(r, k)
+	for i, pb := range batches {
+		if len(pb.Records) > sizes[i] {
+			// A part outgrew its region (its records went to an array of
+			// their own): moving them in place would overwrite the next
+			// part's, so every part is copied to a new array instead.
+			b.Records = slices.Clip(b.Records[:base])
+			break
 		}
+	}
+	for _, pb := range batches {
+		// Moves left within the array, or copies to the new one.
+		b.Records = append(b.Records, pb.Records...)
+		b.Stats.Merge(pb.Stats)
 	}
 	clear(b.Records[len(b.Records):cap(b.Records)]) // what was moved away: let it be collected
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/golang/snappy"
+
+	"github.com/faultline/faultline/schema"
 )
 
 // seqSink hides the Batch, so that decoders take their sequential path.
@@ -84,5 +87,29 @@ func TestParallelDecodeIsSequential(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInPartsOutgrownRegion: a part that decodes more records than its
+// region holds leaves every part's records whole and in order.
+func TestInPartsOutgrownRegion(t *testing.T) {
+	dc := NewDecoder(DecoderConfig{})
+	b := NewBatch(dc.Limits())
+	counts := []int{3, 2, 1} // part 0 outgrows its region of 2; part 1 fills its own
+	inParts(b, len(counts), func(int) int { return 2 }, func(i int, part *Batch) {
+		for j := range counts[i] {
+			part.Add(schema.Record{Time: time.Unix(1700000000, 0), Service: fmt.Sprintf("p%d", i), Body: fmt.Sprintf("%d-%d", i, j)})
+		}
+	})
+	var got []string
+	for _, r := range b.Records {
+		got = append(got, r.Body)
+	}
+	want := []string{"0-0", "0-1", "0-2", "1-0", "1-1", "2-0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+	if b.Stats.Accepted != len(want) {
+		t.Errorf("accepted %d, want %d", b.Stats.Accepted, len(want))
 	}
 }
