@@ -14,13 +14,24 @@ import (
 // attributes nested too deep, a field of the wrong type) is rejected alone
 // (bad_trace_id, bad_span_id, bad_protobuf; see otlp_proto_scrub.go).
 func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
+	if otlpInParts(data, false, sink, unmarshalLogs, func(ld plog.Logs, bad map[int]Reason, part RecordSink) {
+		dc.otlpLogs(ld, bad, part, false)
+	}) {
+		return nil
+	}
 	data, bad := scrubOTLPProto(data, false)
-	req := plogotlp.NewExportRequest()
-	if err := req.UnmarshalProto(data); err != nil {
+	ld, err := unmarshalLogs(data)
+	if err != nil {
 		return protoError("OTLP/protobuf ExportLogsServiceRequest", data, err)
 	}
-	dc.otlpLogs(req.Logs(), bad, sink)
+	dc.otlpLogs(ld, bad, sink, true)
 	return nil
+}
+
+func unmarshalLogs(data []byte) (plog.Logs, error) {
+	req := plogotlp.NewExportRequest()
+	err := req.UnmarshalProto(data)
+	return req.Logs(), err
 }
 
 // OTLPLogsJSON decodes an OTLP ExportLogsServiceRequest in JSON, as the
@@ -38,13 +49,13 @@ func (dc *Decoder) OTLPLogsJSON(data []byte, sink RecordSink) error {
 	if err := req.UnmarshalJSON(data); err != nil {
 		return jsonIterError("OTLP/JSON", err)
 	}
-	dc.otlpLogs(req.Logs(), bad, sink)
+	dc.otlpLogs(req.Logs(), bad, sink, true)
 	return nil
 }
 
-// otlpLogs decodes every record of ld; bad names, by ordinal, the records
-// to reject instead.
-func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink) {
+// otlpLogs decodes every record of ld, on every core when parallel is set;
+// bad names, by ordinal, the records to reject instead.
+func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink, parallel bool) {
 	type item struct {
 		res   pcommon.Map
 		scope string
@@ -64,6 +75,12 @@ func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink) {
 				ord++
 			}
 		}
+	}
+	if !parallel {
+		for _, it := range items {
+			dc.otlpLog(it.res, it.scope, it.lr, sink)
+		}
+		return
 	}
 	// Reading pdata concurrently is safe: nothing here modifies it.
 	eachParallel(len(items), sink, func(i int, sink RecordSink) { dc.otlpLog(items[i].res, items[i].scope, items[i].lr, sink) })

@@ -13,13 +13,22 @@ import (
 // A span pdata would refuse the whole body for is rejected alone, as in
 // OTLPLogsProto (a bad span link is emptied, the span kept).
 func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
+	if otlpInParts(data, true, sink, unmarshalTraces, dc.otlpTraces) {
+		return nil
+	}
 	data, bad := scrubOTLPProto(data, true)
-	req := ptraceotlp.NewExportRequest()
-	if err := req.UnmarshalProto(data); err != nil {
+	td, err := unmarshalTraces(data)
+	if err != nil {
 		return protoError("OTLP/protobuf ExportTraceServiceRequest", data, err)
 	}
-	dc.otlpTraces(req.Traces(), bad, sink)
+	dc.otlpTraces(td, bad, sink)
 	return nil
+}
+
+func unmarshalTraces(data []byte) (ptrace.Traces, error) {
+	req := ptraceotlp.NewExportRequest()
+	err := req.UnmarshalProto(data)
+	return req.Traces(), err
 }
 
 // OTLPTracesJSON decodes an OTLP ExportTraceServiceRequest in JSON. A span

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,7 +33,7 @@ type TextPatternFile struct {
 
 type textPattern struct {
 	re    *regexp.Regexp
-	hints []string // lowercase; the pattern runs only when one occurs
+	hints []int    // of TextMatcher.hints; the pattern runs only when one occurs (none: always)
 	keys  []string // key per subexpression ("" = unnamed)
 }
 
@@ -40,8 +41,13 @@ type textPattern struct {
 // user's patterns first, then the built-in ones, then a bare level word
 // near the start of the line. It is safe for concurrent use.
 type TextMatcher struct {
-	pats []textPattern
+	pats  []textPattern
+	hints []string     // the built-in patterns' hints, lower-case ASCII, each once
+	first [256][]uint8 // of hints, those a byte can begin (either case)
 }
+
+// maxHints bounds TextMatcher.hints: one line's scan keeps a position per hint.
+const maxHints = 32
 
 // LoadTextPatterns reads a TextPatternFile from path.
 func LoadTextPatterns(path string) ([]TextPattern, error) {
@@ -67,17 +73,77 @@ func NewTextMatcher(extra []TextPattern) (*TextMatcher, error) {
 		m.pats = append(m.pats, compilePattern(re, nil))
 	}
 	for _, b := range builtinPatterns() {
-		m.pats = append(m.pats, compilePattern(regexp.MustCompile(b.re), b.hints))
+		p := compilePattern(regexp.MustCompile(b.re), nil)
+		for _, h := range b.hints {
+			p.hints = append(p.hints, m.hint(h))
+		}
+		m.pats = append(m.pats, p)
 	}
 	return m, nil
 }
 
-func compilePattern(re *regexp.Regexp, hints []string) textPattern {
+// hint is the index of h in m.hints, added when new. A hint is lower-case
+// ASCII without a k: a pattern's (?i)k also matches U+212A, the Kelvin
+// sign, which a hint sought in any case of ASCII would miss. (Its i does
+// not match U+0130, so a line the pattern matches holds its hint in ASCII.)
+func (m *TextMatcher) hint(h string) int {
+	if i := slices.Index(m.hints, h); i >= 0 {
+		return i
+	}
+	if h == "" || strings.ContainsRune(h, 'k') || strings.ToLower(h) != h || !isASCII(h) || len(m.hints) == maxHints {
+		panic(fmt.Sprintf("text pattern hint %q: not a lower-case ASCII hint without k, or one too many", h))
+	}
+	m.hints = append(m.hints, h)
+	i := len(m.hints) - 1
+	c := h[0]
+	m.first[c] = append(m.first[c], uint8(i))
+	if 'a' <= c && c <= 'z' {
+		m.first[c-'a'+'A'] = append(m.first[c-'a'+'A'], uint8(i))
+	}
+	return i
+}
+
+func compilePattern(re *regexp.Regexp, hints []int) textPattern {
 	keys := re.SubexpNames()
 	for i, k := range keys {
 		keys[i] = strings.ReplaceAll(k, "__", ".")
 	}
 	return textPattern{re: re, hints: hints, keys: keys}
+}
+
+// findHints sets at[h] to the first offset in line of hint h, in any
+// case of ASCII, or -1: one pass over the line for all hints.
+func (m *TextMatcher) findHints(line string, at *[maxHints]int) {
+	for i := range m.hints {
+		at[i] = -1
+	}
+	left := len(m.hints)
+	for i := 0; i < len(line) && left > 0; i++ {
+		for _, h := range m.first[line[i]] {
+			if at[h] < 0 && hasPrefixFoldASCII(line[i:], m.hints[h]) {
+				at[h] = i
+				left--
+			}
+		}
+	}
+}
+
+// hasPrefixFoldASCII reports whether s begins with lower, a lower-case
+// ASCII string, in any case of ASCII.
+func hasPrefixFoldASCII(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for j := 0; j < len(lower); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[j] {
+			return false
+		}
+	}
+	return true
 }
 
 type builtin struct {
@@ -100,7 +166,7 @@ func builtinPatterns() []builtin {
 		{`(?i)dd\.span_id` + kv + `(?P<dd__span_id>[0-9]{1,20})\b`, []string{"dd.span_id"}},
 		{`(?i)parent[_.-]?(?:span[_.-]?)?id` + kv + `(?P<parent_span_id>[0-9a-f]{16})\b`, []string{"parent"}},
 		{`\b00-(?P<trace_id>[0-9a-f]{32})-(?P<span_id>[0-9a-f]{16})-[0-9a-f]{2}\b`, []string{"00-"}},
-		{`\[(?P<service>[\w.-]*),(?P<trace_id>[0-9a-f]{16}|[0-9a-f]{32}),(?P<span_id>[0-9a-f]{16})(?:,[\w-]*)*\]`, nil},
+		{`\[(?P<service>[\w.-]*),(?P<trace_id>[0-9a-f]{16}|[0-9a-f]{32}),(?P<span_id>[0-9a-f]{16})(?:,[\w-]*)*\]`, []string{"["}},
 		{`(?i)(?:^|[^a-z0-9_.])(?:level|lvl|severity|loglevel)` + kv + `(?P<level>[a-z]+)\b`, []string{"level", "lvl", "severity"}},
 		{`(?i)(?:^|[^a-z0-9_.])(?:resource\.(?:attributes\.)?)?(?P<k>service[._]name|service|app|otelservicename)=["']?(?P<service>[\w.-]+)`, []string{"service", "app="}},
 	}
@@ -109,21 +175,27 @@ func builtinPatterns() []builtin {
 // detect fills d from a plain text line: patterns first (a field already
 // found is never overwritten), then a bare level word.
 func (m *TextMatcher) detect(line string, d *detected) {
-	var lower string
+	var at [maxHints]int
+	m.findHints(line, &at)
 	for i := range m.pats {
 		p := &m.pats[i]
 		text := line
 		if len(p.hints) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(line)
+			first := -1
+			for _, h := range p.hints {
+				if a := at[h]; a >= 0 && (first < 0 || a < first) {
+					first = a
+				}
 			}
-			at := indexAny(lower, p.hints)
-			if at < 0 {
+			if first < 0 {
 				continue
 			}
-			if len(lower) == len(line) { // ASCII-safe offsets: start a little before the hint
-				text = line[max(0, at-24):]
+			// Start a little before the hint, at a rune's start.
+			from := max(0, first-24)
+			for from > 0 && !utf8.RuneStart(line[from]) {
+				from--
 			}
+			text = line[from:]
 		}
 		sub := p.re.FindStringSubmatch(text)
 		for j := 1; j < len(sub); j++ {
@@ -145,17 +217,6 @@ func (m *TextMatcher) detect(line string, d *detected) {
 	}
 }
 
-// indexAny is the first index of any of subs in s, or -1.
-func indexAny(s string, subs []string) int {
-	first := -1
-	for _, x := range subs {
-		if i := strings.Index(s, x); i >= 0 && (first < 0 || i < first) {
-			first = i
-		}
-	}
-	return first
-}
-
 // bareLevel finds a level written as a word of its own among the first
 // tokens of a line: an upper-case level name (ERROR, [WARN], INFO:, ...)
 // or a klog/glog prefix such as E1130.
@@ -175,11 +236,40 @@ func bareLevel(line string) string {
 		if len(t) < 3 || !isUpper(t) {
 			continue
 		}
-		if _, ok := levelWord(strings.ToLower(t)); ok {
+		if isLevelWord(t) {
 			return t
 		}
 	}
 	return ""
+}
+
+// isLevelWord reports whether the word t, made lower case, is a level
+// word; short ASCII is made lower case on the stack.
+func isLevelWord(t string) bool {
+	var buf [16]byte
+	if len(t) > len(buf) || !isASCII(t) {
+		_, ok := levelWord(strings.ToLower(t))
+		return ok
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	_, ok := levelWord(string(buf[:len(t)]))
+	return ok
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // isUpper reports whether strings.ToUpper(s) == s, without building the
