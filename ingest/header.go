@@ -290,7 +290,7 @@ func (h *header) isLevel(tok string, d *detected) bool {
 	case len(tok) > 2 && tok[0] == '[' && strings.HasSuffix(strings.TrimSuffix(tok, ":"), "]"):
 		lv = strings.TrimSpace(strings.Trim(tok, "[]:"))
 	case isUpperLevel(tok):
-		lv = strings.Trim(tok, "[]()<>:|,;-")
+		lv = trimLevelPunct(tok)
 	default:
 		return false
 	}
@@ -308,7 +308,7 @@ func (h *header) isLevel(tok string, d *detected) bool {
 }
 
 func isUpperLevel(tok string) bool {
-	t := strings.Trim(tok, "[]()<>:|,;-")
+	t := trimLevelPunct(tok)
 	if len(t) < 3 || strings.ToUpper(t) != t {
 		return false
 	}

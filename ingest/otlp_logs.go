@@ -19,8 +19,7 @@ func (dc *Decoder) OTLPLogsProto(data []byte, sink RecordSink) error {
 	}) {
 		return nil
 	}
-	data, bad := scrubOTLPProto(data, false)
-	ld, err := unmarshalLogs(data)
+	ld, bad, data, err := parseOTLP(data, false, unmarshalLogs)
 	if err != nil {
 		return protoError("OTLP/protobuf ExportLogsServiceRequest", data, err)
 	}

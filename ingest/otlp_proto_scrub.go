@@ -7,7 +7,7 @@ import (
 // pdata's protobuf unmarshalling fails a whole OTLP body on one record
 // whose trace or span id has the wrong length, whose attributes nest
 // deeper than its recursion limit, or whose known fields have the wrong
-// wire type. scrubOTLPProto finds such records before pdata sees the body,
+// wire type. When it does (parseOTLP), scrubOTLPProto finds such records,
 // empties them (an empty message in their place keeps the ordinals of the
 // others) and names them by ordinal, so that only they are rejected, as
 // scrubOTLPIDs does for OTLP/JSON. A bad id of a span link, or a link
@@ -78,6 +78,20 @@ type protoScrub struct {
 	ord   int // ordinal of the next record
 	bad   map[int]Reason
 	dirty bool // something must be emptied
+}
+
+// parseOTLP unmarshals an OTLP/protobuf body with pdata; only when pdata
+// refuses it are the records it refuses it for emptied (scrubOTLPProto)
+// and the body read again. A body pdata reads is never scrubbed
+// (FuzzScrubOTLPProto checks it), so the walk is spent only on bodies that
+// need it. data is the body read last, for an error's message.
+func parseOTLP[T any](body []byte, spans bool, unmarshal func([]byte) (T, error)) (req T, bad map[int]Reason, data []byte, err error) {
+	if req, err = unmarshal(body); err == nil {
+		return req, nil, body, nil
+	}
+	data, bad = scrubOTLPProto(body, spans)
+	req, err = unmarshal(data)
+	return req, bad, data, err
 }
 
 // scrubOTLPProto returns body with the records pdata would refuse emptied

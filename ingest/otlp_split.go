@@ -28,9 +28,11 @@ type otlpGroup struct {
 	records  [][]byte // each record's whole field (tag, length, contents)
 }
 
-// otlpPart is one request cut from a body, and how many records it holds.
+// otlpPart is one request cut from a body (its groups, each to be written
+// as a resource with one scope; see encodeGroups) and how many records it
+// holds.
 type otlpPart struct {
-	body    []byte
+	groups  []otlpGroup
 	records int
 }
 
@@ -52,7 +54,7 @@ func splitOTLP(body []byte, n int) []otlpPart {
 	size, count := 0, 0
 	flush := func() {
 		if count > 0 {
-			parts = append(parts, otlpPart{body: encodeGroups(cur), records: count})
+			parts = append(parts, otlpPart{groups: cur, records: count})
 		}
 		cur, size, count = nil, 0, 0
 	}
@@ -189,14 +191,12 @@ func otlpInParts[T any](body []byte, spans bool, sink RecordSink, unmarshal func
 	var wg sync.WaitGroup
 	for i := range parts {
 		wg.Go(func() {
-			data, bad := scrubOTLPProto(parts[i].body, spans)
-			req, err := unmarshal(data)
+			req, bad, _, err := parseOTLP(encodeGroups(parts[i].groups), spans, unmarshal)
 			if err != nil {
 				failed.Store(true)
 				return
 			}
 			reqs[i], bads[i] = req, bad
-			parts[i].body = nil // pdata holds what it needs: the copy can go
 		})
 	}
 	wg.Wait()

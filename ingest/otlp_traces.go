@@ -16,8 +16,7 @@ func (dc *Decoder) OTLPTracesProto(data []byte, sink RecordSink) error {
 	if otlpInParts(data, true, sink, unmarshalTraces, dc.otlpTraces) {
 		return nil
 	}
-	data, bad := scrubOTLPProto(data, true)
-	td, err := unmarshalTraces(data)
+	td, bad, data, err := parseOTLP(data, true, unmarshalTraces)
 	if err != nil {
 		return protoError("OTLP/protobuf ExportTraceServiceRequest", data, err)
 	}

@@ -232,7 +232,7 @@ func bareLevel(line string) string {
 		if i == 0 && len(tok) == 5 && strings.ContainsRune("IWEF", rune(tok[0])) && isDigits(tok[1:]) {
 			return tok[:1]
 		}
-		t := strings.Trim(tok, "[]()<>:|,;-")
+		t := trimLevelPunct(tok)
 		if len(t) < 3 || !isUpper(t) {
 			continue
 		}
@@ -307,4 +307,25 @@ func truncate(s string, n int) string {
 	}
 	c, _ := cutString(s, n)
 	return c + "…"
+}
+
+// levelPunct is what may wrap a level word: [ERROR], <WARN>, INFO:, |E|.
+var levelPunct = func() (set [256]bool) {
+	for _, c := range []byte("[]()<>:|,;-") {
+		set[c] = true
+	}
+	return set
+}()
+
+// trimLevelPunct is strings.Trim(tok, "[]()<>:|,;-") without building the
+// cutset's table on every call.
+func trimLevelPunct(tok string) string {
+	i, j := 0, len(tok)
+	for i < j && levelPunct[tok[i]] {
+		i++
+	}
+	for j > i && levelPunct[tok[j-1]] {
+		j--
+	}
+	return tok[i:j]
 }

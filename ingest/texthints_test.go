@@ -135,3 +135,14 @@ func FuzzTextHints(f *testing.F) {
 		}
 	})
 }
+
+func FuzzTrimLevelPunct(f *testing.F) {
+	for _, c := range []string{"", "[ERROR]", "--", "<WARN>:", "|E|", "x", "[\xff]", "ÉRROR:"} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := trimLevelPunct(s), strings.Trim(s, "[]()<>:|,;-"); got != want {
+			t.Fatalf("trimLevelPunct(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -162,14 +162,15 @@ func (c *codecs) buildBlocks(recs []schema.Record) ([]*block, error) {
 
 // batchBlock makes the block of records idxs of recs (in time order), encoding
 // them straight into the payload.
-func (c *codecs) batchBlock(recs []schema.Record, ts []int64, idxs []int) *block {
+func (c *codecs) batchBlock(recs []schema.Record, ts []int64, cut blockCut) *block {
+	idxs := cut.idxs
 	pp, _ := c.payloads.Get().(*[]byte)
 	if pp == nil {
 		pp = new([]byte)
 	}
 	defer c.payloads.Put(pp)
 	p := binary.AppendUvarint((*pp)[:0], uint64(len(idxs)))
-	p = slices.Grow(p, estimateSize(recs, idxs))
+	p = slices.Grow(p, cut.size)
 	var scratch [binary.MaxVarintLen64]byte
 	b := &block{minTS: ts[idxs[0]], maxTS: ts[idxs[len(idxs)-1]], n: len(idxs), alert: alertFlag(&recs[idxs[0]])}
 	var services []string
@@ -225,25 +226,23 @@ func recordSize(r *schema.Record) int {
 	return n
 }
 
-func estimateSize(recs []schema.Record, idxs []int) int {
-	n := 0
-	for _, i := range idxs {
-		n += recordSize(&recs[i])
-	}
-	return n
+// blockCut is one block's records, and about the bytes they encode to.
+type blockCut struct {
+	idxs []int
+	size int
 }
 
 // cutBlocks cuts the records idxs of recs into runs of at most
 // blockRecords records and about blockBytes bytes.
-func cutBlocks(recs []schema.Record, idxs []int) [][]int {
-	var out [][]int
+func cutBlocks(recs []schema.Record, idxs []int) []blockCut {
+	var out []blockCut
 	for len(idxs) > 0 {
 		n, size := 0, 0
 		for n < len(idxs) && n < blockRecords && size <= blockBytes {
 			size += recordSize(&recs[idxs[n]])
 			n++
 		}
-		out = append(out, idxs[:n:n])
+		out = append(out, blockCut{idxs[:n:n], size})
 		idxs = idxs[n:]
 	}
 	return out
