@@ -61,28 +61,30 @@ func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink, p
 		lr    plog.LogRecord
 	}
 	var items []item
+	if parallel {
+		items = make([]item, 0, ld.LogRecordCount())
+	}
 	ord := 0
 	for _, rl := range ld.ResourceLogs().All() {
 		res := rl.Resource().Attributes()
 		for _, sl := range rl.ScopeLogs().All() {
 			for _, lr := range sl.LogRecords().All() {
-				if reason, ok := bad[ord]; ok {
+				switch reason, isBad := bad[ord]; {
+				case isBad:
 					sink.Reject(reason)
-				} else {
+				case parallel:
 					items = append(items, item{res, sl.Scope().Name(), lr})
+				default:
+					dc.otlpLog(res, sl.Scope().Name(), lr, sink)
 				}
 				ord++
 			}
 		}
 	}
-	if !parallel {
-		for _, it := range items {
-			dc.otlpLog(it.res, it.scope, it.lr, sink)
-		}
-		return
+	if parallel {
+		// Reading pdata concurrently is safe: nothing here modifies it.
+		eachParallel(len(items), sink, func(i int, sink RecordSink) { dc.otlpLog(items[i].res, items[i].scope, items[i].lr, sink) })
 	}
-	// Reading pdata concurrently is safe: nothing here modifies it.
-	eachParallel(len(items), sink, func(i int, sink RecordSink) { dc.otlpLog(items[i].res, items[i].scope, items[i].lr, sink) })
 }
 
 // otlpLog decodes one log record. The record's own ids, severity and

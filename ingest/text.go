@@ -224,9 +224,10 @@ func bareLevel(line string) string {
 	if len(line) > 160 {
 		line = line[:160]
 	}
-	i := -1
-	for tok := range strings.FieldsSeq(line) { // the fields of strings.Fields, without its slice
-		if i++; i >= 6 {
+	rest := line
+	for i := 0; i < 6; i++ {
+		var tok string
+		if tok, rest = nextField(rest); tok == "" {
 			break
 		}
 		if i == 0 && len(tok) == 5 && strings.ContainsRune("IWEF", rune(tok[0])) && isDigits(tok[1:]) {
@@ -242,6 +243,44 @@ func bareLevel(line string) string {
 	}
 	return ""
 }
+
+// nextField is the first of strings.Fields(s) ("" when none) and what
+// follows it: ASCII is split on its own, other runes by unicode.IsSpace.
+func nextField(s string) (field, rest string) {
+	i := 0
+	for i < len(s) { // skip the spaces before the field
+		if b := s[i]; b < utf8.RuneSelf {
+			if !asciiSpace[b] {
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	start := i
+	for i < len(s) {
+		if b := s[i]; b < utf8.RuneSelf {
+			if asciiSpace[b] {
+				return s[start:i], s[i:]
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return s[start:i], s[i:]
+		}
+		i += size
+	}
+	return s[start:], ""
+}
+
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // isLevelWord reports whether the word t, made lower case, is a level
 // word; short ASCII is made lower case on the stack.
