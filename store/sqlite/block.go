@@ -132,16 +132,29 @@ type encoded struct {
 // cut into blocks first, then each block is encoded and compressed on its
 // own goroutine, so that one big batch uses every core.
 func (c *codecs) buildBlocks(recs []schema.Record) ([]*block, error) {
-	ts := make([]int64, len(recs))
+	// Times, sizes and alert flags on every core, a chunk of records each.
+	ts, sizes, alert := make([]int64, len(recs)), make([]int, len(recs)), make([]bool, len(recs))
+	const chunk = 4096
+	errs := make([]error, (len(recs)+chunk-1)/chunk)
+	parallel(len(errs), func(k int) {
+		for i := k * chunk; i < min(len(recs), (k+1)*chunk); i++ {
+			r := &recs[i]
+			t, err := timeToNanos(r.Time)
+			if err != nil {
+				errs[k] = fmt.Errorf("record %d: %w", i, err)
+				return
+			}
+			ts[i], sizes[i], alert[i] = t, recordSize(r), alertFlag(r) == 1
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first record's, as one loop would find
+		}
+	}
 	var alerts, others []int
 	for i := range recs {
-		r := &recs[i]
-		t, err := timeToNanos(r.Time)
-		if err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
-		}
-		ts[i] = t
-		if alertFlag(r) == 1 {
+		if alert[i] {
 			alerts = append(alerts, i)
 		} else {
 			others = append(others, i)
@@ -154,7 +167,7 @@ func (c *codecs) buildBlocks(recs []schema.Record) ([]*block, error) {
 	byTime := func(a, b int) int { return cmp.Compare(ts[a], ts[b]) }
 	slices.SortStableFunc(alerts, byTime)
 	slices.SortStableFunc(others, byTime)
-	groups := append(cutBlocks(recs, alerts), cutBlocks(recs, others)...)
+	groups := append(cutBlocks(sizes, alerts), cutBlocks(sizes, others)...)
 	blocks := make([]*block, len(groups))
 	parallel(len(groups), func(g int) { blocks[g] = c.batchBlock(recs, ts, groups[g]) })
 	return blocks, nil
@@ -232,14 +245,14 @@ type blockCut struct {
 	size int
 }
 
-// cutBlocks cuts the records idxs of recs into runs of at most
-// blockRecords records and about blockBytes bytes.
-func cutBlocks(recs []schema.Record, idxs []int) []blockCut {
+// cutBlocks cuts the records idxs into runs of at most blockRecords
+// records and about blockBytes bytes, sizes being their recordSize.
+func cutBlocks(sizes []int, idxs []int) []blockCut {
 	var out []blockCut
 	for len(idxs) > 0 {
 		n, size := 0, 0
 		for n < len(idxs) && n < blockRecords && size <= blockBytes {
-			size += recordSize(&recs[idxs[n]])
+			size += sizes[idxs[n]]
 			n++
 		}
 		out = append(out, blockCut{idxs[:n:n], size})
