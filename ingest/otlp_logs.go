@@ -91,7 +91,7 @@ func (dc *Decoder) otlpLogs(ld plog.Logs, bad map[int]Reason, sink RecordSink, p
 // resource service.name beat anything found in its body or attributes.
 func (dc *Decoder) otlpLog(res pcommon.Map, scope string, lr plog.LogRecord, sink RecordSink) {
 	var d detected
-	dc.otlpBody(lr.Body(), &d)
+	dc.otlpBody(lr.Body(), ownsBody(lr), &d)
 	dc.detectAttrs(lr.Attributes(), &d)
 	for k, v := range res.All() {
 		if k == "service.name" {
@@ -183,12 +183,30 @@ func fileService(attrs, res pcommon.Map) string {
 	return ""
 }
 
-// otlpBody reads a log body: a string as a log line (JSON, logfmt or text),
-// a map as structured fields, anything else as its text.
-func (dc *Decoder) otlpBody(b pcommon.Value, d *detected) {
+// ownsBody reports whether lr is a structured record whose string body is
+// its message: it has its own trace id, time and severity, as an SDK's
+// record has. Its body is read as a JSON record's message with its own
+// trace id and time is (see messageText): for a level it states at its
+// start, and as it is, not searched for ids or cut of a header.
+func ownsBody(lr plog.LogRecord) bool {
+	return !lr.TraceID().IsEmpty() && lr.Timestamp() != 0 && (lr.SeverityNumber() != 0 || lr.SeverityText() != "")
+}
+
+// otlpBody reads a log body: a string as a log line (JSON, logfmt or text)
+// or, when the record owns it (ownsBody), as its message; a map as
+// structured fields, anything else as its text.
+func (dc *Decoder) otlpBody(b pcommon.Value, owns bool, d *detected) {
 	switch b.Type() {
 	case pcommon.ValueTypeStr:
-		if s := b.Str(); s != "" {
+		switch s := b.Str(); {
+		case s == "":
+		case owns:
+			d.setIfAbsent(fieldMessage, "message", s)
+			d.text = s
+			if lv := levelAtStart(s); lv != "" {
+				d.setIfAbsent(fieldLevel, "level", lv)
+			}
+		default:
 			dc.detectLine(s, d)
 		}
 	case pcommon.ValueTypeMap:
