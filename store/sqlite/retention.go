@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/faultline/faultline/schema"
 )
 
 // deleteChunk bounds one retention transaction, in blocks, so the writer
@@ -104,6 +106,12 @@ func (db *DB) trimBlock(ctx context.Context, tx *sql.Tx, id, cut int64) (int64, 
 	}
 	keep, old := make([]encoded, 0, len(entries)), map[int64]bool{}
 	for _, e := range entries {
+		if e.ts < cut { // going: only its trace id is read
+			if tid := recTrace(e.rec); tid != "" {
+				old[traceKey8(schema.TraceID(tid))] = true
+			}
+			continue
+		}
 		r, err := decodeOne(e.rec)
 		if err != nil {
 			return 0, err
@@ -111,9 +119,7 @@ func (db *DB) trimBlock(ctx context.Context, tx *sql.Tx, id, cut int64) (int64, 
 		if r.TraceID != "" {
 			old[traceKey8(r.TraceID)] = true
 		}
-		if e.ts >= cut {
-			keep = append(keep, encoded{ts: e.ts, idx: int(e.idx), rec: []byte(e.rec), r: r})
-		}
+		keep = append(keep, encoded{ts: e.ts, idx: int(e.idx), rec: []byte(e.rec), r: r})
 	}
 	gone := int64(len(entries) - len(keep))
 	if len(keep) == 0 {
