@@ -40,14 +40,20 @@ type otlpPart struct {
 // when body is under otlpSplitMin, holds too few records, or is not one
 // the scrubber walks (its structure above the records is left to pdata).
 func splitOTLP(body []byte, n int) []otlpPart {
-	if n < 2 || len(body) < otlpSplitMin {
+	return splitOTLPAt(body, n, otlpSplitMin, parallelMinRecords)
+}
+
+// splitOTLPAt is splitOTLP for bodies of at least minBytes bytes, with
+// parts of at least minRecords records.
+func splitOTLPAt(body []byte, n, minBytes, minRecords int) []otlpPart {
+	if n < 2 || len(body) < minBytes {
 		return nil
 	}
 	groups, records, ok := otlpGroups(body)
-	if !ok || records < 2*parallelMinRecords {
+	if !ok || records < 2*minRecords {
 		return nil
 	}
-	n = min(n, records/parallelMinRecords)
+	n = min(n, records/minRecords)
 	target := len(body)/n + 1
 	var parts []otlpPart
 	var cur []otlpGroup // the groups (or runs of one group's records) of the part being filled
@@ -182,9 +188,12 @@ func otlpInParts[T any](body []byte, spans bool, sink RecordSink, unmarshal func
 		return false
 	}
 	parts := splitOTLP(body, runtime.GOMAXPROCS(0))
-	if parts == nil {
-		return false
-	}
+	return parts != nil && decodeParts(b, parts, spans, unmarshal, decode)
+}
+
+// decodeParts is otlpInParts for a body split into parts.
+func decodeParts[T any](b *Batch, parts []otlpPart, spans bool, unmarshal func([]byte) (T, error),
+	decode func(T, map[int]Reason, RecordSink)) bool {
 	reqs := make([]T, len(parts))
 	bads := make([]map[int]Reason, len(parts))
 	var failed atomic.Bool

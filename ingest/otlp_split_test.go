@@ -156,3 +156,41 @@ func TestSplitOTLPLeavesBrokenBodies(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitOTLP: whatever the body, when its parts are decoded (none
+// refused), they give what the whole body gives on one core.
+func FuzzSplitOTLP(f *testing.F) {
+	f.Add(pbLogs(pbLog("a"), pbLog("b"), pbLog("c", pbLen(9, []byte{1, 2, 3}))), false)
+	f.Add(append(pbLogs(pbLog("a"), pbLog("b")), pbLogs(pbLog("c"), pbLog("d", pbDeepKV(6, 40)))...), false)
+	f.Add(pbTraces(pbSpanRec("a"), pbSpanRec("b", pbLen(13, pbLen(1, []byte{1, 2, 3}))), pbSpanRec("c")), true)
+	f.Add(deepLogs(), false)
+	dc := NewDecoder(DecoderConfig{})
+	f.Fuzz(func(t *testing.T, body []byte, spans bool) {
+		parts := splitOTLPAt(body, 3, 0, 1)
+		if parts == nil {
+			return
+		}
+		seq, par := NewBatch(Limits{}), NewBatch(Limits{})
+		var errWhole error
+		var split bool
+		if spans {
+			errWhole = dc.OTLPTracesProto(body, seqSink{seq})
+			split = decodeParts(par, parts, true, unmarshalTraces, dc.otlpTraces)
+		} else {
+			errWhole = dc.OTLPLogsProto(body, seqSink{seq})
+			split = decodeParts(par, parts, false, unmarshalLogs, func(ld plog.Logs, bad map[int]Reason, part RecordSink) {
+				dc.otlpLogs(ld, bad, part, false)
+			})
+		}
+		if !split {
+			return // refused in parts: the body is decoded whole instead
+		}
+		if errWhole != nil {
+			t.Fatalf("decoded in parts, refused whole: %v", errWhole)
+		}
+		if !reflect.DeepEqual(par.Stats, seq.Stats) || len(par.Records) != len(seq.Records) ||
+			len(seq.Records) > 0 && !reflect.DeepEqual(par.Records, seq.Records) {
+			t.Fatalf("in parts %+v %v, whole %+v %v", par.Stats, par.Records, seq.Stats, seq.Records)
+		}
+	})
+}
