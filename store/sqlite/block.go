@@ -119,13 +119,14 @@ func traceKey8(id schema.TraceID) int64 {
 // servicesKey is the form of one service in blocks.services.
 func servicesKey(s string) string { return "\x00" + s + "\x00" }
 
-// encoded is one record of a batch, encoded.
+// encoded is one stored record, encoded, with what a block's index needs
+// of it: its service and trace id.
 type encoded struct {
-	ts    int64
-	idx   int
-	alert bool
-	rec   []byte
-	r     *schema.Record
+	ts             int64
+	idx            int
+	alert          bool
+	rec            []byte
+	service, trace string
 }
 
 // buildBlocks encodes and compresses a batch into blocks. The batch is
@@ -316,11 +317,11 @@ func (c *codecs) makeBlock(encs []encoded) *block {
 			ts := e.ts
 			b.firstTS = &ts
 		}
-		if !slices.Contains(services, e.r.Service) {
-			services = append(services, e.r.Service)
+		if !slices.Contains(services, e.service) {
+			services = append(services, e.service)
 		}
-		if e.r.TraceID != "" {
-			traces[traceKey8(e.r.TraceID)] = struct{}{}
+		if e.trace != "" {
+			traces[traceKey8(schema.TraceID(e.trace))] = struct{}{}
 		}
 	}
 	b.setIndex(services, traces)

@@ -255,7 +255,7 @@ func TestRetentionTrimsBlocks(t *testing.T) {
 	ctx := t.Context()
 	recs := make([]schema.Record, 5000)
 	for i := range recs {
-		recs[i] = schema.Record{Time: blockBase.Add(time.Duration(i) * time.Second), Service: "s",
+		recs[i] = schema.Record{Time: blockBase.Add(time.Duration(i) * time.Second), Service: fmt.Sprintf("s%d", i%3),
 			TraceID: schema.TraceID(fmt.Sprintf("%032x", i/10+1)), Body: fmt.Sprintf("r %d", i)}
 	}
 	if err := db.WriteBatch(ctx, recs); err != nil {
@@ -286,6 +286,17 @@ func TestRetentionTrimsBlocks(t *testing.T) {
 	st, _ := db.Stats(ctx)
 	if st.Records != 2495 {
 		t.Errorf("the counter says %d records, want 2495", st.Records)
+	}
+	rows, err := db.w.QueryContext(ctx, "SELECT services FROM blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var services string
+		if err := rows.Scan(&services); err != nil || services != "\x00s0\x00s1\x00s2\x00" {
+			t.Errorf("a block's services are %q (%v), want s0, s1 and s2", services, err)
+		}
 	}
 }
 

@@ -24,15 +24,6 @@ import (
 // with a heap, decodes and yields them: the time of the slower stage, not
 // the sum, on a multi-core machine.
 
-// decodeOne decodes one encoded record into a new Record.
-func decodeOne(rec string) (*schema.Record, error) {
-	r := new(schema.Record)
-	if err := decodeRecord(rec, r, nil); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 // recTrace reads the trace id of an encoded record without decoding the
 // rest; "" when unreadable (the full decode then reports it).
 func recTrace(rec string) string {

@@ -105,21 +105,14 @@ func (db *DB) trimBlock(ctx context.Context, tx *sql.Tx, id, cut int64) (int64, 
 		return 0, err
 	}
 	keep, old := make([]encoded, 0, len(entries)), map[int64]bool{}
-	for _, e := range entries {
-		if e.ts < cut { // going: only its trace id is read
-			if tid := recTrace(e.rec); tid != "" {
-				old[traceKey8(schema.TraceID(tid))] = true
-			}
-			continue
+	for _, e := range entries { // only the fields the index needs are read
+		trace := recTrace(e.rec)
+		if trace != "" {
+			old[traceKey8(schema.TraceID(trace))] = true
 		}
-		r, err := decodeOne(e.rec)
-		if err != nil {
-			return 0, err
+		if e.ts >= cut {
+			keep = append(keep, encoded{ts: e.ts, idx: int(e.idx), rec: []byte(e.rec), service: recService(e.rec), trace: trace})
 		}
-		if r.TraceID != "" {
-			old[traceKey8(r.TraceID)] = true
-		}
-		keep = append(keep, encoded{ts: e.ts, idx: int(e.idx), rec: []byte(e.rec), r: r})
 	}
 	gone := int64(len(entries) - len(keep))
 	if len(keep) == 0 {
