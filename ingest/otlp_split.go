@@ -56,7 +56,7 @@ func splitOTLPAt(body []byte, n, minBytes, minRecords int) []otlpPart {
 	n = min(n, records/minRecords)
 	target := len(body)/n + 1
 	var parts []otlpPart
-	var cur []otlpGroup // the groups (or runs of one group's records) of the part being filled
+	var cur []otlpGroup // the part being filled: groups, or runs of one group's records
 	size, count := 0, 0
 	flush := func() {
 		if count > 0 {
@@ -65,21 +65,18 @@ func splitOTLPAt(body []byte, n, minBytes, minRecords int) []otlpPart {
 		cur, size, count = nil, 0, 0
 	}
 	for _, g := range groups {
-		rest := g.records
-		for len(rest) > 0 {
-			take := 0
-			for take < len(rest) && (size < target || len(parts) == n-1) {
-				size += len(rest[take])
-				take++
-			}
-			if take > 0 {
-				cur = append(cur, otlpGroup{resource: g.resource, scope: g.scope, records: rest[:take]})
-				count += take
-				rest = rest[take:]
-			}
-			if size >= target && len(parts) < n-1 {
+		from := 0 // the first of g's records not yet in a part
+		for j, r := range g.records {
+			size += len(r)
+			count++
+			if size >= target && len(parts) < n-1 { // the last part takes what is left
+				cur = append(cur, otlpGroup{resource: g.resource, scope: g.scope, records: g.records[from : j+1]})
 				flush()
+				from = j + 1
 			}
+		}
+		if from < len(g.records) {
+			cur = append(cur, otlpGroup{resource: g.resource, scope: g.scope, records: g.records[from:]})
 		}
 	}
 	flush()

@@ -111,6 +111,23 @@ func compilePattern(re *regexp.Regexp, hints []int) textPattern {
 	return textPattern{re: re, hints: hints, keys: keys}
 }
 
+// fill sets in d what a match of p found (sub: its submatches), never
+// overwriting a field d has: a group named as a field fills it, any other
+// named group becomes an attribute.
+func (p *textPattern) fill(sub []string, d *detected) {
+	for j := 1; j < len(sub); j++ {
+		if p.keys[j] == "" || p.keys[j] == "k" || sub[j] == "" {
+			continue
+		}
+		f, _ := aliasOf(p.keys[j])
+		if f == fieldNone {
+			d.attr(p.keys[j], sub[j])
+			continue
+		}
+		d.setIfAbsent(f, p.keys[j], sub[j])
+	}
+}
+
 // findHints sets at[h] to the first offset in line of hint h, in any
 // case of ASCII, or -1: one pass over the line for all hints.
 func (m *TextMatcher) findHints(line string, at *[maxHints]int) {
@@ -197,18 +214,7 @@ func (m *TextMatcher) detect(line string, d *detected) {
 			}
 			text = line[from:]
 		}
-		sub := p.re.FindStringSubmatch(text)
-		for j := 1; j < len(sub); j++ {
-			if p.keys[j] == "" || p.keys[j] == "k" || sub[j] == "" {
-				continue
-			}
-			f, _ := aliasOf(p.keys[j])
-			if f == fieldNone {
-				d.attr(p.keys[j], sub[j])
-				continue
-			}
-			d.setIfAbsent(f, p.keys[j], sub[j])
-		}
+		p.fill(p.re.FindStringSubmatch(text), d)
 	}
 	if !d.has[fieldLevel] {
 		if w := bareLevel(line); w != "" {
@@ -224,10 +230,9 @@ func bareLevel(line string) string {
 	if len(line) > 160 {
 		line = line[:160]
 	}
-	rest := line
-	for i := 0; i < 6; i++ {
-		var tok string
-		if tok, rest = nextField(rest); tok == "" {
+	i := -1
+	for tok := range strings.FieldsSeq(line) { // the fields of strings.Fields, without its slice
+		if i++; i >= 6 {
 			break
 		}
 		if i == 0 && len(tok) == 5 && strings.ContainsRune("IWEF", rune(tok[0])) && isDigits(tok[1:]) {
@@ -243,44 +248,6 @@ func bareLevel(line string) string {
 	}
 	return ""
 }
-
-// nextField is the first of strings.Fields(s) ("" when none) and what
-// follows it: ASCII is split on its own, other runes by unicode.IsSpace.
-func nextField(s string) (field, rest string) {
-	i := 0
-	for i < len(s) { // skip the spaces before the field
-		if b := s[i]; b < utf8.RuneSelf {
-			if !asciiSpace[b] {
-				break
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i += size
-	}
-	start := i
-	for i < len(s) {
-		if b := s[i]; b < utf8.RuneSelf {
-			if asciiSpace[b] {
-				return s[start:i], s[i:]
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			return s[start:i], s[i:]
-		}
-		i += size
-	}
-	return s[start:], ""
-}
-
-var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // isLevelWord reports whether the word t, made lower case, is a level
 // word; short ASCII is made lower case on the stack.

@@ -14,21 +14,16 @@ import (
 // one pass: every pattern's hints searched for in the line made lower
 // case, the pattern run from a little before the first.
 func detectBefore(line string, d *detected) {
-	type pat struct {
-		re    *regexp.Regexp
-		hints []string
-		keys  []string
-	}
 	var lower string
 	for _, b := range builtinPatterns() {
-		p := pat{re: regexp.MustCompile(b.re), hints: b.hints, keys: compilePattern(regexp.MustCompile(b.re), nil).keys}
+		p := compilePattern(regexp.MustCompile(b.re), nil)
 		text := line
-		if len(p.hints) > 0 {
+		if len(b.hints) > 0 {
 			if lower == "" {
 				lower = strings.ToLower(line)
 			}
 			first := -1
-			for _, x := range p.hints {
+			for _, x := range b.hints {
 				if i := strings.Index(lower, x); i >= 0 && (first < 0 || i < first) {
 					first = i
 				}
@@ -40,18 +35,7 @@ func detectBefore(line string, d *detected) {
 				text = line[max(0, first-24):]
 			}
 		}
-		sub := p.re.FindStringSubmatch(text)
-		for j := 1; j < len(sub); j++ {
-			if p.keys[j] == "" || p.keys[j] == "k" || sub[j] == "" {
-				continue
-			}
-			f, _ := aliasOf(p.keys[j])
-			if f == fieldNone {
-				d.attr(p.keys[j], sub[j])
-				continue
-			}
-			d.setIfAbsent(f, p.keys[j], sub[j])
-		}
+		p.fill(p.re.FindStringSubmatch(text), d)
 	}
 	if !d.has[fieldLevel] {
 		if w := bareLevelBefore(line); w != "" {

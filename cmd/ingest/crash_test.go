@@ -29,17 +29,8 @@ func TestAcceptedRecordsSurviveKill9(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	url := "http://" + addr
-	up := false
-	for range 200 {
-		if resp, err := http.Get(url + "/healthz"); err == nil {
-			resp.Body.Close()
-			up = resp.StatusCode == http.StatusOK
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !up {
-		t.Fatal("ingest serve did not come up")
+	if err := waitHealthz(url); err != nil {
+		t.Fatalf("ingest serve did not come up: %v", err)
 	}
 	const batches, lines = 12, 400
 	base := time.Now().Add(-time.Minute).UTC()

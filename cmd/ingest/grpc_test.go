@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -38,16 +39,7 @@ func startServe(t *testing.T) served {
 		done <- run(ctx, []string{"serve", "--store", s.db, "--listen", s.http, "--otlp-listen", s.otlp, "--otlp-grpc-listen", s.grpc},
 			strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
-	var err error
-	for range 100 {
-		var resp *http.Response
-		if resp, err = http.Get("http://" + s.http + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
+	if err := waitHealthz("http://" + s.http); err != nil {
 		cancel()
 		t.Fatalf("server not up: %v (%s)", err, stderr.String())
 	}
@@ -60,6 +52,23 @@ func startServe(t *testing.T) served {
 		return code
 	}
 	return s
+}
+
+// waitHealthz waits up to 10 s for base/healthz to answer 200.
+func waitHealthz(base string) error {
+	var err error
+	for range 200 {
+		var resp *http.Response
+		if resp, err = http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("healthz: %s", resp.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return err
 }
 
 // records reads every record of the stopped server's store.
