@@ -54,9 +54,10 @@ type Options struct {
 	Buckets int
 	// Correlate tunes the per-trace analysis.
 	Correlate correlate.Options
-	// off names rules (signals) switched off: tests show with it that a
-	// rule's scenario depends on the rule.
-	off map[string]bool
+	// Off names rules (Rules) switched off: tests show with it that a
+	// rule's scenario depends on the rule, and `analyze eval --ablate`
+	// what each rule is worth.
+	Off map[string]bool
 }
 
 func (o Options) withDefaults() Options {
@@ -330,7 +331,7 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	} else {
 		rep.Warnings = append(rep.Warnings, "no baseline before the window: novelty and latency changes cannot be judged")
 	}
-	in := &inputs{win: w, base: b, traces: tr, q: q, off: opt.off}
+	in := &inputs{win: w, base: b, traces: tr, q: q, off: opt.Off}
 	cands := rank(in)
 	top := q.Top
 	if top <= 0 {

@@ -125,7 +125,7 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 			*dst = append(*dst, buildTrace(t, f[2:], seq, at)...)
 		}
 	}
-	return AnalyzeRecords(win, base, q, baseWin, Options{off: off})
+	return AnalyzeRecords(win, base, q, baseWin, Options{Off: off})
 }
 
 // rules are the names of the ranking's rules: its scorers, the rules

@@ -367,3 +367,14 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// Rules are the names of the rules Options.Off can switch off: the
+// scorers, the rules weighed over all services, the kind rules and the
+// vote adjusters, in the order they apply.
+func Rules() []string {
+	var out []string
+	for _, sc := range scorers() {
+		out = append(out, sc.name)
+	}
+	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address")
+}

@@ -124,7 +124,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			return
 		}
 		tv.failed++
-		if !opt.off["breaker_address"] {
+		if !opt.Off["breaker_address"] {
 			tv.addGuards(res)
 		}
 		v := newVote(res, entryOf(recs), 0)
