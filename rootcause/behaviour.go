@@ -25,6 +25,7 @@ type opKey struct{ svc, op string }
 // in which it occurred.
 type opStat struct {
 	units  int
+	traces int // traces with an execution of it
 	events map[string]int
 	// first is when an event was first seen (window only, for onset).
 	first map[string]time.Time
@@ -227,6 +228,7 @@ func (p *period) account(recs []schema.Record) {
 	sc := p.scratch
 	older := len(recs) > 0 && recs[0].Time.Before(p.split)
 	stats := make(map[unitRef]*opStat, len(sc.units))
+	seen := make(map[opKey]bool, len(sc.units))
 	for _, u := range sc.units {
 		k := opKey{svc: u.svc}
 		if u.span >= 0 {
@@ -237,7 +239,10 @@ func (p *period) account(recs []schema.Record) {
 			st = &opStat{events: map[string]int{}, first: map[string]time.Time{}}
 			p.ops[k] = st
 		}
-		st.units++
+		if st.units++; !seen[k] {
+			st.traces++
+			seen[k] = true
+		}
 		if older {
 			if st.older == nil {
 				st.older = &opStat{events: map[string]int{}}
@@ -378,11 +383,24 @@ type behaviourShift struct {
 	event    string
 	pb, pw   float64 // share of executions with the event, baseline and window
 	units    int     // executions in the window
+	traces   int     // traces with an execution of its operation, window
 	first    time.Time
 	strength float64
+	z        float64 // the two-proportion z score of the change
 	// older: pb is of the baseline's older half; the change began before
 	// the window, or the traffic drifted: it counts olderShare as much.
 	older bool
+}
+
+// changed is how many of the window's executions the shift changed, as
+// surely as its test says, and olderShare as much when it was judged
+// against the baseline's older half.
+func (sh *behaviourShift) changed() float64 {
+	if sh.older {
+		// It began before the window: not the window's to explain.
+		return 0
+	}
+	return sh.strength * float64(min(sh.units, sh.traces)) * min(1, sh.z/fullShiftZ)
 }
 
 // olderShare is what a change judged against the baseline's older half
@@ -407,6 +425,9 @@ const (
 	// fullSupport is how many executions must have changed for a shift
 	// to count in full: a change seen in a handful of calls is weaker.
 	fullSupport = 10.0
+	// fullShiftZ is the z score at which a change's executions count
+	// whole as explained.
+	fullShiftZ = 2 * minShiftZ
 )
 
 // behaviourShifts lists the significant shifts of svc's operations, the
@@ -435,14 +456,14 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			continue
 		}
 		bs := b.ops[k]
-		if bs == nil || bs.units < minUnits || ws.units < minUnits {
+		if bs == nil || bs.units == 0 || ws.units == 0 {
 			continue
 		}
 		recovered := errorShare(bs)-errorShare(ws) >= minShareShift
 		start := len(out)
 		for _, ev := range unionKeys(ws.events, bs.events) {
 			sh, ok := compareShares(ws, bs, ev)
-			if !ok && bs.older != nil && bs.older.units >= minUnits {
+			if !ok && bs.older != nil && bs.older.units > 0 {
 				// The change may have begun before the window: judged
 				// against the baseline's older half, when its newer half
 				// had already moved towards the window.
@@ -473,7 +494,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			if c := cmp.Or(w.callees[callee], b.callees[callee]); c != "" && c != svc && !keptServing(w, b, c) {
 				continue
 			}
-			sh.key, sh.event, sh.first, sh.strength = k, ev, ws.first[ev], math.Abs(d)
+			sh.key, sh.event, sh.first, sh.strength, sh.traces = k, ev, ws.first[ev], math.Abs(d), ws.traces
 			out = append(out, sh)
 		}
 		out = append(out[:start], oneChangeOnce(out[start:])...)
@@ -515,7 +536,7 @@ func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
 	before, _, isPair := succession(ev)
 	if isPair {
 		nb, nw = bs.events[before], ws.events[before]
-		if nb < minUnits || nw < minUnits {
+		if nb == 0 || nw == 0 {
 			return behaviourShift{}, false
 		}
 	}
@@ -523,7 +544,8 @@ func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
 	if isPair && sh.pw > sh.pb {
 		return sh, false
 	}
-	return sh, significant(cb, cw, nb, nw)
+	sh.z = shareZ(cb, cw, nb, nw)
+	return sh, math.Abs(sh.pw-sh.pb) >= minShareShift && sh.z >= minShiftZ
 }
 
 // newerMoved reports whether the newer half of the baseline had already
@@ -542,18 +564,16 @@ func newerMoved(bs *opStat, ev string, sh behaviourShift) bool {
 	return (pn-sh.pb)*(sh.pw-sh.pb) > 0 && math.Abs(pn-sh.pb) >= math.Abs(sh.pw-sh.pb)/2
 }
 
-// significant reports whether an event's share of executions, cb of nb in
-// the baseline and cw of nw in the window, changed by at least
-// minShareShift with a two-proportion z score of at least minShiftZ.
-func significant(cb, cw, nb, nw int) bool {
+// shareZ is the two-proportion z score of the change of an event's share
+// of executions, cb of nb in the baseline and cw of nw in the window.
+func shareZ(cb, cw, nb, nw int) float64 {
 	pb, pw := float64(cb)/float64(nb), float64(cw)/float64(nw)
-	d := pw - pb
-	if math.Abs(d) < minShareShift {
-		return false
-	}
 	p := float64(cb+cw) / float64(nb+nw)
 	se := math.Sqrt(p * (1 - p) * (1/float64(nb) + 1/float64(nw)))
-	return se > 0 && math.Abs(d)/se >= minShiftZ
+	if se == 0 {
+		return 0
+	}
+	return math.Abs(pw-pb) / se
 }
 
 func unionKeys(a, b map[string]int) []string {
@@ -575,7 +595,14 @@ func scoreBehaviour(in *inputs, s *scored) {
 	if len(shifts) == 0 {
 		return
 	}
+	// The shift that changed the most executions, as surely as its test
+	// says.
 	top := shifts[0]
+	for _, sh := range shifts[1:] {
+		if sh.changed() > top.changed() {
+			top = sh
+		}
+	}
 	if top.pw > top.pb {
 		s.note(top.first)
 	} else {
@@ -600,6 +627,7 @@ func scoreBehaviour(in *inputs, s *scored) {
 	reason := fmt.Sprintf("%s %s: in %.0f%% of %d %s, against %.0f%% in %s (%d such changes)",
 		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
+	n := top.changed()
 	if top.older {
 		v *= olderShare
 	}
@@ -607,8 +635,10 @@ func scoreBehaviour(in *inputs, s *scored) {
 		// A service whose dependency is in trouble changes its behaviour
 		// because of it: the change is a symptom there.
 		v *= explainedShare
+		n *= explainedShare
 		reason += fmt.Sprintf(", which may follow from %s", joinCut(deeper, 3))
 	}
+	s.explain("behaviour", n)
 	s.add("behaviour", v, reason)
 }
 

@@ -56,10 +56,13 @@ import (
 const (
 	slowFactor  = 1.1   // a slow sample exceeds this times the baseline's p95 ...
 	slowFloorNs = 200e3 // ... plus this (0.2 ms): timer noise of tiny spans
-	slowBase    = 0.05  // the share of slow samples when nothing changed
-	minTimingZ  = 4.0   // the binomial z score a shift needs
-	minTimingN  = 5     // samples an edge or operation needs in the window
-	minBaseN    = 10    // and in the baseline, for its p95
+	// minDecades is how surely (-log10 of the binomial tail's p-value) a
+	// set's slow samples must exceed what chance gives for the set to have
+	// slowed; fullDecades is where its evidence counts whole. Fewer
+	// samples give less sure evidence, never none: no sample size is
+	// required.
+	minDecades  = 3.0
+	fullDecades = 5.0
 	// broadCallees is how many of a caller's callees must wait longer, at
 	// least, for the waits to be the caller's (and at least half of them).
 	broadCallees = 2
@@ -73,6 +76,8 @@ const (
 // timingStat is the samples of one call edge or one operation in a period.
 type timingStat struct {
 	ns []float64
+	// ids are the samples' traces (the window only).
+	ids []schema.TraceID
 	// failed counts the calls that failed (an error status on the span
 	// of the call, or on the callee's span).
 	failed int
@@ -90,6 +95,7 @@ func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 	if !keep || id == "" {
 		return
 	}
+	t.ids = append(t.ids, id)
 	if len(t.slowest) < maxTimingEx {
 		t.slowest = append(t.slowest, timedTrace{ns, id})
 		return
@@ -252,6 +258,12 @@ func isConsumer(r *schema.Record) bool {
 // shift is the slow samples of a set of edges or operations in the window.
 type shift struct {
 	slow, n int
+	// expect is how many of the n samples chance makes slow: per member,
+	// its samples times the share of a distribution's draws that exceed
+	// the order statistic its limit is (exceedance).
+	expect float64
+	// traces are the window's traces with a slow sample.
+	traces map[schema.TraceID]struct{}
 	// failing is set when the calls failed more often than in the
 	// baseline (edges only).
 	failing bool
@@ -269,28 +281,71 @@ func (s *shift) share() float64 {
 	return float64(s.slow) / float64(s.n)
 }
 
-// z is the binomial z score of the slow share against slowBase.
-func (s *shift) z() float64 {
+// base is the share of slow samples chance gives.
+func (s *shift) base() float64 {
 	if s.n == 0 {
 		return 0
 	}
-	n := float64(s.n)
-	return (float64(s.slow) - n*slowBase) / math.Sqrt(n*slowBase*(1-slowBase))
+	return s.expect / float64(s.n)
 }
 
-func (s *shift) significant() bool { return s.n >= minTimingN && s.z() >= minTimingZ }
+// decades is how surely the slow samples exceed chance: -log10 of the
+// binomial tail P(X >= slow) at the set's base share, by its Chernoff
+// bound exp(-n KL(share || base)). Three of three samples slow against a
+// base of 1/4 is 1.8 decades; thirty of a hundred against 5% is 12.
+func (s *shift) decades() float64 {
+	q, p := s.share(), s.base()
+	if s.n == 0 || q <= p || p <= 0 {
+		return 0
+	}
+	kl := q * math.Log(q/p)
+	if q < 1 {
+		kl += (1 - q) * math.Log((1-q)/(1-p))
+	}
+	return float64(s.n) * kl / math.Ln10
+}
 
-// excess is how far the slow share rose above what no change gives, 0..1.
+func (s *shift) significant() bool { return s.decades() >= minDecades }
+
+// confidence is how much of its evidence a shift's test carries, 0..1.
+func (s *shift) confidence() float64 { return min(1, s.decades()/fullDecades) }
+
+// excess is how far the slow share rose above what chance gives, 0..1,
+// weighed by how surely it did.
 func (s *shift) excess() float64 {
 	if !s.significant() {
 		return 0
 	}
-	return max(0, (s.share()-slowBase)/(1-slowBase))
+	p := s.base()
+	return max(0, (s.share()-p)/(1-p)) * s.confidence()
+}
+
+// slowed is how many of the window's traces the shift slowed: those with
+// a slow sample, less the share chance makes slow, weighed by how surely.
+func (s *shift) slowed() float64 {
+	if !s.significant() || s.slow == 0 {
+		return 0
+	}
+	beyond := max(0, float64(s.slow)-s.expect) / float64(s.slow)
+	k := float64(len(s.traces))
+	if s.traces == nil {
+		k = float64(s.slow) // samples that name no trace
+	}
+	return k * beyond * s.confidence()
+}
+
+// exceedance is the share of draws from a distribution that exceed the
+// r-th smallest of m earlier draws from it: (m-r+1)/(m+1), whatever the
+// distribution. The baseline's p95 of 20 samples is their 19th, exceeded
+// by 2 in 21 new ones; of 3 samples, their largest, by 1 in 4.
+func exceedance(m int) float64 {
+	r := int(math.Ceil(0.95 * float64(m)))
+	return float64(m-r+1) / float64(m+1)
 }
 
 // merge adds one edge's or operation's comparison to s.
 func (s *shift) merge(w, b *timingStat, what string) {
-	if w == nil || b == nil || len(w.ns) < minTimingN || len(b.ns) < minBaseN {
+	if w == nil || b == nil || len(w.ns) == 0 || len(b.ns) == 0 {
 		return
 	}
 	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
@@ -298,9 +353,15 @@ func (s *shift) merge(w, b *timingStat, what string) {
 	}
 	limit := quantile(b.ns, 0.95)*slowFactor + slowFloorNs
 	slow := 0
-	for _, v := range w.ns {
+	for i, v := range w.ns {
 		if v > limit {
 			slow++
+			if i < len(w.ids) {
+				if s.traces == nil {
+					s.traces = map[schema.TraceID]struct{}{}
+				}
+				s.traces[w.ids[i]] = struct{}{}
+			}
 		}
 	}
 	if b50, w50 := quantile(b.ns, 0.5), quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
@@ -309,6 +370,7 @@ func (s *shift) merge(w, b *timingStat, what string) {
 	}
 	s.slow += slow
 	s.n += len(w.ns)
+	s.expect += float64(len(w.ns)) * exceedance(len(b.ns))
 	if slow > 0 {
 		s.examples = append(s.examples, w.slowest...)
 	}
@@ -320,6 +382,8 @@ type timingFinding struct {
 	// callers are the services whose calls to it waited longer.
 	callers  []string
 	strength float64
+	// slowed is how many of the window's traces it slowed (shift.slowed).
+	slowed   float64
 	reason   string
 	examples []schema.TraceID
 }
@@ -434,12 +498,16 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength = schema.KindLatency, in
+			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed()
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0 && work >= in/2:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
+			f.slowed = max(ss.work.slowed(), ss.in.slowed())
+			if ss.ownOut {
+				f.slowed = max(f.slowed, ss.out.slowed())
+			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
 			if in > 0 {
@@ -450,12 +518,12 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength = schema.KindNetworkDelay, in
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed()
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		default:
-			f.kind, f.strength = schema.KindNetworkDelay, outw
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed()
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
@@ -482,6 +550,13 @@ func (s *shift) mergeShift(e *shift) {
 	}
 	s.slow += e.slow
 	s.n += e.n
+	s.expect += e.expect
+	for id := range e.traces {
+		if s.traces == nil {
+			s.traces = map[schema.TraceID]struct{}{}
+		}
+		s.traces[id] = struct{}{}
+	}
 	if e.slow > 0 {
 		s.examples = append(s.examples, e.examples...)
 	}
@@ -547,6 +622,7 @@ func scoreCallTiming(in *inputs, s *scored) {
 			g.Value = round3(g.Value - min(g.Value, v))
 		}
 	}
+	s.explain("call_timing", f.slowed)
 	s.add("call_timing", v, f.reason)
 }
 
@@ -597,7 +673,7 @@ func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*
 	}
 	others := 0
 	for o, es := range edges {
-		if o[1] != k[1] || o[0] == k[0] || es.n < minTimingN {
+		if o[1] != k[1] || o[0] == k[0] || es.n == 0 {
 			continue
 		}
 		if es.significant() {

@@ -133,11 +133,13 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				// was itself deployed.
 				continue
 			}
-			var moved float64
+			var moved, movedN float64
 			for i, g := range c.signals {
 				if g.Name == "trace_origin" {
-					moved = g.Value * float64(from) / float64(known)
+					frac := float64(from) / float64(known)
+					moved, movedN = g.Value*frac, c.explains["trace_origin"]*frac
 					c.signals[i].Value = round3(g.Value - moved)
+					c.explains["trace_origin"] -= movedN
 				}
 			}
 			if moved == 0 {
@@ -149,6 +151,7 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 			if len(others) > 0 {
 				served = "while its calls from " + joinCut(others, 3) + " go through"
 			}
+			d.explain("deploy_effect", movedN)
 			d.add("deploy_effect", moved, fmt.Sprintf("%s's failures in its calls came with it (the first at %s, %d since, %d in the window before): %d of its %d failing traces since whose caller is known are calls from %s, %s",
 				c.service, first.UTC().Format(time.TimeOnly), from, before, from, known, d.service, served))
 			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first, %s [deploy_effect]", d.service, served))

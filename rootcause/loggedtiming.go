@@ -164,10 +164,10 @@ func loggedShift(w, b *serviceProfile) *shift {
 	return s
 }
 
-// spanless reports whether a service left too few spans of its own to be
-// timed by them.
+// spanless reports whether a service left no spans of its own to be
+// timed by, in the window or the baseline.
 func spanless(w, b *serviceProfile) bool {
-	return w == nil || b == nil || len(w.selfNs) < minTimingN || len(b.selfNs) < minBaseN
+	return w == nil || b == nil || len(w.selfNs) == 0 || len(b.selfNs) == 0
 }
 
 // scoreLoggedTiming is the logged_timing signal: what a service without
@@ -205,7 +205,7 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 		grew = ls
 		reason = fmt.Sprintf("the time from its first to its last line in a trace grew: %.0f%% of %d slower than nearly all in the baseline (%s)",
 			100*ls.share(), ls.n, ls.quantiles())
-	case callersWaited && ls.n >= minTimingN:
+	case callersWaited && ls.n > 0:
 		// Its callers waited longer on it, while its own lines in their
 		// traces are as far apart as before: the time went on the way.
 		s.timingKind = schema.KindNetworkDelay
@@ -226,6 +226,7 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 	if len(s.ownExamples) == 0 {
 		s.ownExamples = exampleIDs(grew.examples)
 	}
+	s.explain("logged_timing", grew.slowed())
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
 }
 
@@ -338,7 +339,7 @@ func (p *period) addStated(recs []schema.Record, span *schema.Record, peer strin
 // whole call its callers made: in the baseline they never exceed the
 // caller's span (but for 5%) and are most of it (a median at least half).
 func (sp *statedPairs) timesTheCall() bool {
-	if sp == nil || len(sp.client) < minBaseN {
+	if sp == nil || len(sp.client) == 0 {
 		return false
 	}
 	within := 0

@@ -65,7 +65,10 @@ func TestTimesTheCall(t *testing.T) {
 	if unrelated.timesTheCall() {
 		t.Error("a line stating 1..40 ms whatever the call took times the call")
 	}
-	if (&statedPairs{client: whole.client[:5], stated: whole.stated[:5]}).timesTheCall() {
-		t.Error("five pairs are enough to tell")
+	if !(&statedPairs{client: whole.client[:5], stated: whole.stated[:5]}).timesTheCall() {
+		t.Error("five pairs do not tell: few pairs give weak evidence, not none")
+	}
+	if (&statedPairs{}).timesTheCall() {
+		t.Error("no pairs tell")
 	}
 }

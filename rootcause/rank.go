@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ func rank(in *inputs) []Candidate {
 	if !in.off["downstream"] {
 		scoreDownstream(in, all, explained)
 	}
+	weigh(in, all)
 	if in.q.Service != "" {
 		all = scope(in, all)
 	}
@@ -65,6 +67,71 @@ func rank(in *inputs) []Candidate {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Weights of the ranking (see doc.go, "Ranking").
+const (
+	// wSymptoms is the most a candidate's own symptoms add to the share
+	// of the anomalous requests it explains.
+	wSymptoms = 0.2
+	// symptomScale is the most the symptom signals add up to on their
+	// weights: wSymptoms of a candidate that shows them all in full.
+	symptomScale = wPointedAt + wNewErrors + wErrorRate + wPatternShift + wLatency + wDeploy + wOnset
+)
+
+// weigh turns the signals into the ranking's terms: an explaining rule's
+// signal becomes the share of the window's anomalous requests it explains
+// by the service, a symptom's its part of wSymptoms. The anomalous
+// requests are the failing traces (weighed by novelty) and the requests
+// the explaining rules find slowed or changed, all services together.
+func weigh(in *inputs, all []*scored) {
+	total := in.traces.news
+	for _, s := range all {
+		for name, n := range s.explains {
+			if name != "trace_origin" && name != "deploy_effect" {
+				total += n
+			}
+		}
+	}
+	for _, s := range all {
+		for i := range s.signals {
+			g := &s.signals[i]
+			if n := s.explains[g.Name]; n > 0 && total > 0 {
+				g.Value = round3(n / total)
+			} else {
+				g.Value = round3(wSymptoms * g.Value / symptomScale)
+			}
+		}
+		if n := s.explained(); n > 0 && total > 0 {
+			line := fmt.Sprintf("explains %.0f%% of the window's anomalous requests (%s of %s: %s) [explained]",
+				100*n/total, fmtCount(n), fmtCount(total), explainedParts(s.explains))
+			s.evidence = append([]string{line}, s.evidence...)
+		}
+	}
+}
+
+// explainedParts says what a candidate's explained requests are.
+func explainedParts(ex map[string]float64) string {
+	words := map[string]string{
+		"trace_origin":  "failing traces that begin here",
+		"deploy_effect": "failing traces in calls from its new version",
+		"call_timing":   "requests its timing slowed",
+		"logged_timing": "requests its stated durations slowed",
+		"behaviour":     "executions whose behaviour changed",
+	}
+	var parts []string
+	for _, name := range sortedKeys(ex) {
+		parts = append(parts, fmtCount(ex[name])+" "+words[name])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtCount is a weighed count: whole when it is, else one decimal.
+func fmtCount(n float64) string {
+	if n == math.Trunc(n) {
+		return fmt.Sprintf("%.0f", n)
+	}
+	return fmt.Sprintf("%.1f", n)
 }
 
 // scoreOnset rewards the services whose anomaly began first.

@@ -130,13 +130,7 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 
 // rules are the names of the ranking's rules: its scorers, the rules
 // weighed over all services after them, and the kind rules.
-func rules() []string {
-	out := []string{"onset", "deploy_effect", "downstream", "end_state", "was_down", "crashed", "breaker_address"}
-	for _, sc := range scorers() {
-		out = append(out, sc.name)
-	}
-	return out
-}
+func rules() []string { return Rules() }
 
 // ruleOf is the rule a scenario is named after: the longest rule name it
 // begins with ("deploy_effect_…" is deploy_effect's, not deploy's).

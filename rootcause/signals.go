@@ -34,6 +34,31 @@ type scored struct {
 	ownExamples []schema.TraceID
 	// deployedAt is when its new version was first seen (deploy).
 	deployedAt time.Time
+	// explains is, per explaining rule, how many of the window's anomalous
+	// requests the service explains, weighed by how surely (see doc.go,
+	// "Ranking").
+	explains map[string]float64
+}
+
+// explain notes that rule name explains n of the window's anomalous
+// requests by this service.
+func (s *scored) explain(name string, n float64) {
+	if n <= 0 {
+		return
+	}
+	if s.explains == nil {
+		s.explains = map[string]float64{}
+	}
+	s.explains[name] += n
+}
+
+// explained is the requests the service explains, all rules together.
+func (s *scored) explained() float64 {
+	t := 0.0
+	for _, n := range s.explains {
+		t += n
+	}
+	return t
 }
 
 func (s *scored) add(name string, v float64, reason string) {
@@ -91,10 +116,6 @@ func scorers() []scorer {
 	}
 }
 
-// minNewTraces is how many failing traces, weighted by novelty, the
-// window needs for trace_origin's full weight.
-const minNewTraces = 5
-
 func scoreTraceOrigin(in *inputs, s *scored) {
 	sv := in.traces.services[s.service]
 	if sv == nil || in.traces.failed == 0 || sv.suspect == 0 {
@@ -103,13 +124,7 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 	share := sv.suspect / float64(in.traces.failed)
 	reason := fmt.Sprintf("first error in %d of %d failing traces", sv.suspectRaw, in.traces.failed)
 	if sv.suspect < float64(sv.suspectRaw)*0.75 {
-		reason += " (discounted: the same errors occur in the baseline)"
-	}
-	if in.traces.news < minNewTraces {
-		// A handful of failing traces says little of an incident, however
-		// many of them begin here.
-		share *= in.traces.news / minNewTraces
-		reason += fmt.Sprintf(" (only %.1f failing traces the baseline does not explain)", in.traces.news)
+		reason += " (discounted: the same errors occur in the baseline, or it is too short to tell)"
 	}
 	if len(sv.discredited) > 0 {
 		reason += fmt.Sprintf("; its refused connections name %s, which kept serving as usual",
@@ -119,6 +134,7 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 		reason += fmt.Sprintf("; its failed calls to %s came while it was itself short of memory or pausing for GC",
 			joinCut(sortedKeys(sv.paused), 3))
 	}
+	s.explain("trace_origin", sv.suspect)
 	s.add("trace_origin", wTraceOrigin*share, reason)
 }
 
@@ -163,7 +179,9 @@ func scoreNewErrors(in *inputs, s *scored) {
 		}
 		n += ts.errors + ts.warns
 		// A warning (a retry, a fallback taken) is a weaker sign than an error.
-		weighted += float64(ts.errors) + 0.2*float64(ts.warns)
+		// Absent from the baseline as surely as the baseline was long
+		// enough to show it (exposure).
+		weighted += (float64(ts.errors) + 0.2*float64(ts.warns)) * exposure(float64(ts.count)/in.win.minutes(), in.base.minutes())
 		tmpls++
 		if first.IsZero() || ts.first.Before(first) {
 			first = ts.first
@@ -376,5 +394,5 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address")
+	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address", "usual_origin")
 }

@@ -128,6 +128,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			tv.addGuards(res)
 		}
 		v := newVote(res, entryOf(recs), 0)
+		v.later = laterOwnErrors(res, recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
 		w.countAfterCalls(res)
@@ -140,6 +141,9 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			h := &votes[i].hops[j]
 			h.weight = novelty(w, b, h.from, h.sig)
 		}
+	}
+	if !opt.Off["usual_origin"] {
+		passUsualOrigins(votes, w, b)
 	}
 	resolveNames(votes, w, b, tv)
 	keepTroubledVotes(votes, w, b)
@@ -182,6 +186,49 @@ type vote struct {
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
+	// later are the trace's errors after the origin that are other
+	// services' own (usual_origin).
+	later []correlate.Event
+}
+
+// laterOwnErrors lists, in causal order, the errors of a failing trace
+// after its origin that are their service's own failure (they point at
+// no dependency and say what failed), one per service other than the
+// origin's. A bare 5xx says only that a call failed, not what.
+func laterOwnErrors(res *correlate.Result, recs []schema.Record) []correlate.Event {
+	var out []correlate.Event
+	seen := map[string]bool{res.Origin.Service: true}
+	for _, f := range res.Failures {
+		if !f.Error || seen[f.Service] || f.Target != "" && f.Target != f.Service || f.Class.PointsElsewhere() || f.Class == schema.KindTransient {
+			continue
+		}
+		seen[f.Service] = true
+		e := correlate.Event{Service: f.Service, Timestamp: f.Time, Class: f.Class, Signature: f.Signature, Operation: f.Operation}
+		if f.Record >= 0 && f.Record < len(recs) {
+			e.Message, e.SpanID = recs[f.Record].Body, recs[f.Record].SpanID
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// passUsualOrigins is the rule usual_origin: a trace whose first error is
+// the usual noise of its service (its novelty weight below newVoteWeight)
+// and points nowhere votes for its first later error of another service's
+// own that is news: the noise came first by chance.
+func passUsualOrigins(votes []vote, w, b *period) {
+	for i := range votes {
+		v := &votes[i]
+		if v.weight >= newVoteWeight || v.target != v.origin.Service {
+			continue
+		}
+		for _, e := range v.later {
+			if nw := novelty(w, b, e.Service, e.Signature); nw >= newVoteWeight {
+				v.origin, v.target, v.kind, v.weight, v.hops = e, e.Service, e.Class, nw, nil
+				break
+			}
+		}
+	}
 }
 
 // hop is one error of a trace's cascade that points at a dependency.
@@ -692,18 +739,30 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if b.records == 0 || sig == "" {
 		return 1
 	}
-	bs := b.bySignature(svc, sig)
-	if bs == nil {
-		return 1
-	}
-	// The share of the window's count beyond what the baseline rate
-	// explains, with two standard deviations of Poisson noise.
 	obs := 1.0
 	if ws := w.bySignature(svc, sig); ws != nil {
 		obs = float64(ws.count)
 	}
+	bs := b.bySignature(svc, sig)
+	if bs == nil {
+		// Absent from the baseline: new as surely as the baseline was long
+		// enough to show it at the window's rate (exposure).
+		return max(0.1, exposure(obs/w.minutes(), b.minutes()))
+	}
+	// The share of the window's count beyond what the baseline rate
+	// explains, with two standard deviations of Poisson noise.
 	exp := float64(bs.count) / b.minutes() * w.minutes()
 	return max(0.1, min(1, (obs-exp-2*math.Sqrt(exp))/obs))
+}
+
+// exposure is the chance that a baseline of the given minutes of data
+// holds at least one record of something that occurs perMinute times a
+// minute (Poisson): how surely its absence there says it is new. A
+// template the window writes twice a minute is absent by chance from one
+// minute of baseline one time in seven (exposure 0.86), from an hour
+// never.
+func exposure(perMinute, minutes float64) float64 {
+	return 1 - math.Exp(-perMinute*minutes)
 }
 
 // keptServing reports whether svc, observable in both periods, went on
