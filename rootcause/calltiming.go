@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -119,6 +120,13 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
+	// roots are the durations of the traces by their root operation: from
+	// the first span's start to the last span's end; rootOf is each
+	// window trace's root operation (see requests).
+	roots  map[string]*timingStat
+	rootOf map[schema.TraceID]string
+	// excess caches requests (the window).
+	excess map[schema.TraceID]float64
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -186,6 +194,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		return
 	}
 	id := recs[0].TraceID
+	tm.addDuration(recs)
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == "" {
@@ -234,6 +243,72 @@ func (p *period) addCallTimes(recs []schema.Record) {
 	}
 }
 
+// addDuration notes how long a trace took, from its first span's start to
+// its last span's end, under its root operation (its first span's).
+func (tm *timing) addDuration(recs []schema.Record) {
+	var first, last time.Time
+	root := ""
+	for i := range recs {
+		if r := &recs[i]; r.Type == schema.TypeSpan {
+			if end := r.Time.Add(r.Duration); last.IsZero() || end.After(last) {
+				last = end
+			}
+			if first.IsZero() || r.Time.Before(first) {
+				first, root = r.Time, r.Service+" "+r.Name
+			}
+		}
+	}
+	if first.IsZero() {
+		return
+	}
+	if tm.roots == nil {
+		tm.roots, tm.rootOf = map[string]*timingStat{}, map[schema.TraceID]string{}
+	}
+	id := recs[0].TraceID
+	tm.stat2(tm.roots, root).add(float64(last.Sub(first)), id, tm.keep)
+	if tm.keep {
+		tm.rootOf[id] = root
+	}
+}
+
+func (tm *timing) stat2(m map[string]*timingStat, k string) *timingStat {
+	s := m[k]
+	if s == nil {
+		s = &timingStat{}
+		m[k] = s
+	}
+	return s
+}
+
+// requests is, per window trace with spans, how much longer it took than
+// the baseline's median of its root operation, when it took longer than
+// nearly all of them (as a slow sample does): the time a slowed request
+// lost. Traces that did not slow are absent; traces without spans, or
+// whose root the baseline does not know, are NaN (unknown).
+func requests(w, b *period) map[schema.TraceID]float64 {
+	if w.timing.excess != nil {
+		return w.timing.excess
+	}
+	out := map[schema.TraceID]float64{}
+	for root, ws := range w.timing.roots {
+		bs := b.timing.roots[root]
+		if bs == nil || len(bs.ns) == 0 {
+			for _, id := range ws.ids {
+				out[id] = math.NaN()
+			}
+			continue
+		}
+		b50, limit := quantile(bs.ns, 0.5), quantile(bs.ns, 0.95)*slowFactor+slowFloorNs
+		for i, id := range ws.ids {
+			if ns := ws.ns[i]; ns > limit {
+				out[id] = ns - b50
+			}
+		}
+	}
+	w.timing.excess = out
+	return out
+}
+
 func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
 	k := opKey{r.Service, r.Name}
 	s := tm.work[k]
@@ -255,15 +330,13 @@ func isConsumer(r *schema.Record) bool {
 	return false
 }
 
-// shift is the slow samples of a set of edges or operations in the window.
+// shift is the slow samples of a set of edges or operations in the window,
+// by two tests: beyond the baseline's tail (slowFactor times its p95), and
+// beyond twice its median (a median that moved where the baseline's tail
+// is long). The surer of the two speaks for the set.
 type shift struct {
-	slow, n int
-	// expect is how many of the n samples chance makes slow: per member,
-	// its samples times the share of a distribution's draws that exceed
-	// the order statistic its limit is (exceedance).
-	expect float64
-	// traces are the window's traces with a slow sample.
-	traces map[schema.TraceID]struct{}
+	n         int
+	tail, mid tally
 	// failing is set when the calls failed more often than in the
 	// baseline (edges only).
 	failing bool
@@ -274,11 +347,65 @@ type shift struct {
 	examples           []timedTrace
 }
 
+// tally is one test's slow samples of a shift.
+type tally struct {
+	slow int
+	// expect is how many samples chance makes slow: per member, its
+	// samples times the share of draws that exceed the limit, estimated
+	// from the baseline's samples beyond it (exceedance).
+	expect float64
+	// extra is, per window trace with a slow sample, how much longer its
+	// slow samples took than their baseline's median.
+	extra map[schema.TraceID]float64
+}
+
+func (t *tally) add(o *tally) {
+	t.slow += o.slow
+	t.expect += o.expect
+	for id, ns := range o.extra {
+		t.note(id, ns)
+	}
+}
+
+func (t *tally) note(id schema.TraceID, ns float64) {
+	if t.extra == nil {
+		t.extra = map[schema.TraceID]float64{}
+	}
+	t.extra[id] += ns
+}
+
+// decades is how surely t's slow samples of n exceed chance: -log10 of the
+// binomial tail P(X >= slow) at its base share, by its Chernoff bound
+// exp(-n KL(share || base)). Three of three samples slow against a base of
+// 1/4 is 1.8 decades; thirty of a hundred against 5% is 12.
+func (t *tally) decades(n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	q, p := float64(t.slow)/float64(n), t.expect/float64(n)
+	if q <= p || p <= 0 {
+		return 0
+	}
+	kl := q * math.Log(q/p)
+	if q < 1 {
+		kl += (1 - q) * math.Log((1-q)/(1-p))
+	}
+	return float64(n) * kl / math.Ln10
+}
+
+// best is the surer of the shift's two tests.
+func (s *shift) best() *tally {
+	if s.mid.decades(s.n) > s.tail.decades(s.n) {
+		return &s.mid
+	}
+	return &s.tail
+}
+
 func (s *shift) share() float64 {
 	if s.n == 0 {
 		return 0
 	}
-	return float64(s.slow) / float64(s.n)
+	return float64(s.best().slow) / float64(s.n)
 }
 
 // base is the share of slow samples chance gives.
@@ -286,24 +413,10 @@ func (s *shift) base() float64 {
 	if s.n == 0 {
 		return 0
 	}
-	return s.expect / float64(s.n)
+	return s.best().expect / float64(s.n)
 }
 
-// decades is how surely the slow samples exceed chance: -log10 of the
-// binomial tail P(X >= slow) at the set's base share, by its Chernoff
-// bound exp(-n KL(share || base)). Three of three samples slow against a
-// base of 1/4 is 1.8 decades; thirty of a hundred against 5% is 12.
-func (s *shift) decades() float64 {
-	q, p := s.share(), s.base()
-	if s.n == 0 || q <= p || p <= 0 {
-		return 0
-	}
-	kl := q * math.Log(q/p)
-	if q < 1 {
-		kl += (1 - q) * math.Log((1-q)/(1-p))
-	}
-	return float64(s.n) * kl / math.Ln10
-}
+func (s *shift) decades() float64 { return s.best().decades(s.n) }
 
 func (s *shift) significant() bool { return s.decades() >= minDecades }
 
@@ -320,28 +433,44 @@ func (s *shift) excess() float64 {
 	return max(0, (s.share()-p)/(1-p)) * s.confidence()
 }
 
-// slowed is how many of the window's traces the shift slowed: those with
-// a slow sample, less the share chance makes slow, weighed by how surely.
-func (s *shift) slowed() float64 {
-	if !s.significant() || s.slow == 0 {
+// slowed is how many of the window's slowed requests the shift explains:
+// each request that slowed (see requests) and had a slow sample counts the
+// share of the time it lost that its slow samples took beyond their
+// baseline's median (a request that lost 1.9 s, all of it this wait, is
+// one; a request that did not slow, or lost 300 ms of which this wait is
+// 0.5 ms, is none), less the share chance makes slow, weighed by how
+// surely. Samples of traces whose duration is unknown count whole.
+func (s *shift) slowed(w, b *period) float64 {
+	lost := requests(w, b)
+	t := s.best()
+	if !s.significant() || t.slow == 0 {
 		return 0
 	}
-	beyond := max(0, float64(s.slow)-s.expect) / float64(s.slow)
-	k := float64(len(s.traces))
-	if s.traces == nil {
-		k = float64(s.slow) // samples that name no trace
+	beyond := max(0, float64(t.slow)-t.expect) / float64(t.slow)
+	k := 0.0
+	for id, ns := range t.extra {
+		_, spanned := w.timing.rootOf[id]
+		switch d, ok := lost[id]; {
+		case !spanned || ok && math.IsNaN(d):
+			k++
+		case !ok:
+			k++
+		default:
+			k += min(1, ns/d)
+		}
+	}
+	if t.extra == nil {
+		k = float64(t.slow) // samples that name no trace
 	}
 	return k * beyond * s.confidence()
 }
 
-// exceedance is the share of draws from a distribution that exceed the
-// r-th smallest of m earlier draws from it: (m-r+1)/(m+1), whatever the
-// distribution. The baseline's p95 of 20 samples is their 19th, exceeded
-// by 2 in 21 new ones; of 3 samples, their largest, by 1 in 4.
-func exceedance(m int) float64 {
-	r := int(math.Ceil(0.95 * float64(m)))
-	return float64(m-r+1) / float64(m+1)
-}
+// exceedance is the share of draws from a distribution that exceed a
+// limit that k of m earlier draws exceeded: (k+1)/(m+1), whatever the
+// distribution, when the limit is one of them. The baseline's p95 of 20
+// samples, their 19th, is exceeded by 2 in 21 new ones; of 3 samples,
+// their largest, by 1 in 4.
+func exceedance(k, m int) float64 { return float64(k+1) / float64(m+1) }
 
 // merge adds one edge's or operation's comparison to s.
 func (s *shift) merge(w, b *timingStat, what string) {
@@ -351,29 +480,35 @@ func (s *shift) merge(w, b *timingStat, what string) {
 	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
 		s.failing = true
 	}
-	limit := quantile(b.ns, 0.95)*slowFactor + slowFloorNs
-	slow := 0
+	b50, b95 := quantile(b.ns, 0.5), quantile(b.ns, 0.95)
+	s.tail.count(w, b, b95*slowFactor+slowFloorNs, b50)
+	s.mid.count(w, b, 2*b50+slowFloorNs, b50)
+	if w50 := quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
+		s.b50, s.w50, s.what = b50, w50, what
+		s.b95, s.w95 = b95, quantile(w.ns, 0.95)
+	}
+	s.n += len(w.ns)
+	s.examples = append(s.examples, w.slowest...)
+}
+
+// count tallies w's samples beyond limit, and what chance gives from b's;
+// b50 is b's median.
+func (t *tally) count(w, b *timingStat, limit, b50 float64) {
+	k := 0
+	for _, v := range b.ns {
+		if v > limit {
+			k++
+		}
+	}
 	for i, v := range w.ns {
 		if v > limit {
-			slow++
+			t.slow++
 			if i < len(w.ids) {
-				if s.traces == nil {
-					s.traces = map[schema.TraceID]struct{}{}
-				}
-				s.traces[w.ids[i]] = struct{}{}
+				t.note(w.ids[i], v-b50)
 			}
 		}
 	}
-	if b50, w50 := quantile(b.ns, 0.5), quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
-		s.b50, s.w50, s.what = b50, w50, what
-		s.b95, s.w95 = quantile(b.ns, 0.95), quantile(w.ns, 0.95)
-	}
-	s.slow += slow
-	s.n += len(w.ns)
-	s.expect += float64(len(w.ns)) * exceedance(len(b.ns))
-	if slow > 0 {
-		s.examples = append(s.examples, w.slowest...)
-	}
+	t.expect += float64(len(w.ns)) * exceedance(k, len(b.ns))
 }
 
 // timingFinding is what call_timing concludes about one service.
@@ -498,15 +633,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed()
+			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w, b)
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0 && work >= in/2:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
-			f.slowed = max(ss.work.slowed(), ss.in.slowed())
+			f.slowed = max(ss.work.slowed(w, b), ss.in.slowed(w, b))
 			if ss.ownOut {
-				f.slowed = max(f.slowed, ss.out.slowed())
+				f.slowed = max(f.slowed, ss.out.slowed(w, b))
 			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
@@ -518,12 +653,12 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed()
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w, b)
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		default:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed()
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w, b)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
@@ -548,18 +683,10 @@ func (s *shift) mergeShift(e *shift) {
 	if s.what == "" || e.w50-e.b50 > s.w50-s.b50 {
 		s.b50, s.w50, s.b95, s.w95, s.what = e.b50, e.w50, e.b95, e.w95, e.what
 	}
-	s.slow += e.slow
 	s.n += e.n
-	s.expect += e.expect
-	for id := range e.traces {
-		if s.traces == nil {
-			s.traces = map[schema.TraceID]struct{}{}
-		}
-		s.traces[id] = struct{}{}
-	}
-	if e.slow > 0 {
-		s.examples = append(s.examples, e.examples...)
-	}
+	s.tail.add(&e.tail)
+	s.mid.add(&e.mid)
+	s.examples = append(s.examples, e.examples...)
 }
 
 func callerList(cs []string) string {
