@@ -2,6 +2,7 @@ package rootcause
 
 import (
 	"context"
+	"math"
 	"errors"
 	"fmt"
 	"slices"
@@ -324,6 +325,12 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
+		bd := &BaselineData{Records: bp.n, Minutes: math.Round(b.minutes()*10) / 10}
+		if bd.Thin = b.minutes() < w.minutes(); bd.Thin {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the baseline is thin: %.1f minutes of data (%d records) against the window's %.1f; what it lacks may be usual, and is weighed as weak evidence",
+				b.minutes(), bp.n, w.minutes()))
+		}
+		rep.BaselineData = bd
 		if bp.after {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("no records before the window: the baseline is what the store holds after it (%s to %s)",
 				baseWin.From.UTC().Format(time.RFC3339), baseWin.To.UTC().Format(time.RFC3339)))

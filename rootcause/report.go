@@ -14,12 +14,25 @@ type Report struct {
 	FailedTraces int         `json:"failed_traces"`
 	Candidates   []Candidate `json:"candidates"`
 	// Additions to the contract.
-	Baseline *Window  `json:"baseline,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Baseline *Window `json:"baseline,omitempty"`
+	// BaselineData is how much data the baseline holds: a span of hours
+	// may hold a minute of it.
+	BaselineData *BaselineData `json:"baseline_data,omitempty"`
+	Warnings     []string      `json:"warnings,omitempty"`
 	// Services summarises errors per service over the window, for timelines.
 	Services []ServiceSummary `json:"services,omitempty"`
 	// Edges is the observed call graph (caller -> callee) in the window.
 	Edges []Edge `json:"edges,omitempty"`
+}
+
+// BaselineData is what the baseline holds: its records and its minutes of
+// data (ten-second slices that hold records). It is Thin when it holds
+// fewer minutes of data than the window: what it lacks may be usual, and
+// the evidence that it lacks it is weighed as weak.
+type BaselineData struct {
+	Records int     `json:"records"`
+	Minutes float64 `json:"minutes"`
+	Thin    bool    `json:"thin,omitempty"`
 }
 
 // Window is a half-open time range [From, To).

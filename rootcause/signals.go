@@ -319,14 +319,20 @@ func (s *scored) note(t time.Time) {
 
 func (in *inputs) baseLabel() string {
 	d := in.base.to.Sub(in.base.from).Round(time.Minute)
+	var l string
 	switch {
 	case d <= 0:
 		return "baseline"
 	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh baseline", int(d.Hours()))
+		l = fmt.Sprintf("%dh baseline", int(d.Hours()))
 	default:
-		return fmt.Sprintf("%dm baseline", int(d.Minutes()))
+		l = fmt.Sprintf("%dm baseline", int(d.Minutes()))
 	}
+	if m := in.base.minutes(); m < 0.9*d.Minutes() {
+		// The span names hours; the data in it may be a minute.
+		l += fmt.Sprintf(" (%.1f min of data)", m)
+	}
+	return l
 }
 
 func fmtDur(ns float64) string {
