@@ -2,9 +2,9 @@ package rootcause
 
 import (
 	"context"
-	"math"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 

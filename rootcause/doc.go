@@ -111,23 +111,72 @@
 // started are not judged so: what a service does more often as its data
 // grows over the hours is drift more often than not.
 //
-// # Scoring
+// # Ranking: what a candidate explains
 //
-// A candidate is a service with its most telling failure kind and error
-// signature. Its score is the sum of named signals, each with an evidence
-// line: trace_origin (share of failing traces that point at it),
-// pointed_at (callers' timeouts and breakers naming it), new_errors
-// (error signatures absent from the baseline), error_rate (errors beyond
-// the baseline rate), pattern_shift (log templates appearing or vanishing,
-// for services without operations to compare: behaviour says the same
-// without the traffic mix), latency (the p95 self time of its spans, or
-// the median self time of its operation that slowed the most),
-// behaviour (the strongest shift of its operations' events, scaled by how
-// many executions changed), onset (how early its anomaly began
-// relative to the others), deploy (a version change just before onset) and
-// downstream (a penalty when a service it calls is itself anomalous and
-// began earlier: the failure is deeper). Ties break by onset, then name,
-// so the same input always gives the same ranking.
+// A candidate is a hypothesis that explains part of the incident. The
+// window's anomalous requests are its failing traces (each weighed by
+// novelty, below) and the requests the explaining rules find slowed or
+// changed. A candidate explains:
+//
+//   - the failing traces whose suspect chain ends at it (trace_origin), or
+//     that its new version's calls broke (deploy_effect);
+//   - the requests its timing slowed (call_timing, logged_timing): each
+//     request that took longer than nearly all of the baseline's of its
+//     root operation counts the share of the time it lost that the
+//     candidate's slow samples took;
+//   - the traces whose execution of one of its operations changed
+//     (behaviour): the shift of the event's share times the traces that
+//     ran the operation.
+//
+// Each count is weighed by how surely its test departs from the baseline:
+// a vote by its novelty, a timing shift by its binomial tail, a behaviour
+// shift by its z score. Its score is
+//
+//	score = E/N + wSymptoms · S/symptomScale
+//
+// where E is what it explains, N the anomalous requests of all candidates
+// together (the failing traces' novelty and every candidate's slowed and
+// changed requests), and S the sum of its own symptom signals on their
+// weights (pointed_at, new_errors, error_rate, pattern_shift, latency,
+// deploy, onset, less downstream). wSymptoms is 0.2: symptoms decide a
+// candidate's kind, order candidates that explain about as much, and rank
+// those that explain nothing measurable; they never carry a candidate that
+// explains little above one that explains much. Each signal's Value is its
+// term of the score: the explaining rules' share of N, the symptoms' part
+// of wSymptoms; the first evidence line says the share ("explains 88% of
+// the window's anomalous requests (…) [explained]").
+//
+// No rule drops evidence for a small sample: a test's power grows with
+// its samples, and few samples give weak evidence, never none.
+//
+//   - Novelty. A failing trace's vote is weighed by how far the count of its
+//     first error's signature in the window exceeds what the baseline rate
+//     explains (two standard deviations of Poisson noise); a signature
+//     absent from the baseline is new as surely as the baseline was long
+//     enough to show it at the window's rate: 1 − exp(−rate · minutes of
+//     baseline data) (exposure). A template written twice a minute is absent
+//     from one minute of baseline by chance one time in seven.
+//   - Timing. A set of samples (an edge's waits, an operation's own work) is
+//     tested twice: the share beyond 1.1 times the baseline's p95 (its tail)
+//     and beyond twice its median (a median that moved under a long tail).
+//     What chance gives is read from the baseline's own samples: a limit
+//     that k of m baseline samples exceed is exceeded by a new one with
+//     probability (k+1)/(m+1), whatever the distribution. The tail
+//     P(X ≥ slow) of the binomial at that share, by its Chernoff bound,
+//     in decades, says how surely: minDecades (3) for a set to count as
+//     slowed, fullDecades (5) for its evidence to count whole. Three of
+//     three calls slow against a baseline of three is 1.8 decades: weak, and
+//     said so; thirty of a hundred against 5% is twelve.
+//   - Behaviour. A change of an event's share of an operation's executions
+//     by at least minShareShift, with a two-proportion z score of at least
+//     minShiftZ, counts in full from a z score of twice that.
+//
+// The report states the baseline's data (records, and minutes of data,
+// which a span of hours may hold one of) and warns when it is thin: fewer
+// minutes of data than the window.
+//
+// Ties break by onset, then name, so the same input always gives the same
+// ranking.
 //
 // # Span timing on the call graph
 //
@@ -171,8 +220,6 @@
 // are weighed by novelty for trace_origin and pointed_at alike, and begin
 // no anomaly (a service's onset is its earliest vote the baseline's rate
 // does not explain). Beginning first earns at most the service's own score.
-// A window with only a handful of failing traces the baseline does not
-// explain (fewer than minNewTraces) scales trace_origin down with them.
 // downstream takes off, besides its flat penalty, three quarters of the
 // timing signals that include the time a service waited on the anomalous
 // callee (latency, logged_timing, call_timing of a service without spans),
@@ -191,13 +238,16 @@
 // # Rules
 //
 // Every signal is a named rule (scorers in signals.go, run in this order;
-// onset and downstream are weighed over all services after them). Its
+// onset and downstream are weighed over all services after them). Weight E
+// marks the explaining rules (their share of the anomalous requests); the
+// others' weights are their most on the symptom scale (symptomScale, 7.0),
+// of which a candidate's symptoms add at most wSymptoms to its score. Its
 // name ends each evidence line it writes ("… [call_timing]") and is the
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
 //	rule          condition                                          weight  constants                           test (testdata/)
-//	trace_origin  failing traces whose suspect it is, by novelty      4.0     two-sigma Poisson novelty           trace_origin.txtar, chains_test.go
-//	              (scaled down below minNewTraces novel ones)                 minNewTraces 5
+//	trace_origin  failing traces whose suspect it is, by novelty      E       two-sigma Poisson novelty,          trace_origin.txtar, chains_test.go
+//	              (explains them)                                             exposure
 //	pointed_at    callers' timeouts and breakers name it, by novelty  0.5     full at 2 callers                   pointed_at.txtar
 //	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2      new_errors.txtar
 //	error_rate    its own errors/min beyond the baseline's            1.0     ratio ≥ 2, full at 32×              error_rate.txtar
@@ -206,16 +256,17 @@
 //	              (×0.25 when call_timing puts the wait on a callee;
 //	              with call_timing, which reads the same spans, the two
 //	              count as the larger, not their sum)
-//	call_timing   slow share of its edges' waits or own work rose     2.5     1.1×p95+0.2 ms, base 5%, z ≥ 4      call_timing_*.txtar
-//	              (√ of the share: one slowed pod of three is 0.58)
-//	logged_timing a spanless service's own stated durations rose      2.0     as call_timing                      logged_timing_*.txtar
+//	call_timing   slow share of its edges' waits or own work rose     E       1.1×p95+0.2 ms and 2×p50+0.2 ms,    call_timing_*.txtar
+//	              (explains the time slowed requests lost to it)              chance (k+1)/(m+1), 3 and 5 decades
+//	logged_timing a spanless service's own stated durations rose      E       as call_timing                      logged_timing_*.txtar
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
-//	behaviour     P(event | operation) shifted                        2.0     minShareShift, minShiftZ            rootcause_test.go
+//	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
+//	              whose execution changed)                                    full at z 6
 //	deploy        a version absent from the baseline                  1.0     —                                   deploy.txtar
 //	onset         its anomaly began first (at most its own score;    0.5     linear over the onsets' span        rootcause_test.go
 //	              votes the baseline's rate explains begin nothing)
-//	deploy_effect a callee fails only in its new version's calls,     moved   ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
+//	deploy_effect a callee fails only in its new version's calls,     E moved ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
 //	              which came with it (rate since ≥ 3× before)                 riseFactor (correlate.Risen)
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //	              (never below its call_timing measured net of its
@@ -232,7 +283,10 @@
 // Vote adjusters before the scoring (traces.go): a refused connection to a
 // callee that kept serving as usual stays with its caller; a caller's own
 // new GC or memory trouble keeps its failed calls' votes (the condition is
-// correlate's troubled_caller, applied through correlate.Troubled); an
+// correlate's troubled_caller, applied through correlate.Troubled); a
+// trace whose first error is its service's usual noise (novelty below ½)
+// and points nowhere votes for its first later error of another service's
+// own that is news (usual_origin; usual_origin.txtar); an
 // address no record names is the one dependency its caller's breaker
 // lines name (correlate's breaker_address, through correlate.AddressGuard;
 // breaker_address.txtar); votes follow pointer chains (pointerChains).
