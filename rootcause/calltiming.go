@@ -79,6 +79,9 @@ type timingStat struct {
 	ns []float64
 	// ids are the samples' traces (the window only).
 	ids []schema.TraceID
+	// old and newer are a baseline's samples of its older and newer
+	// halves (see clean).
+	old, newer []float64
 	// failed counts the calls that failed (an error status on the span
 	// of the call, or on the callee's span).
 	failed int
@@ -120,6 +123,9 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
+	// older is set while a trace of a baseline's older half is added;
+	// halves, while a baseline's (one with a split) is.
+	older, halves bool
 	// roots are the durations of the traces by their root operation: from
 	// the first span's start to the last span's end; rootOf is each
 	// window trace's root operation (see requests).
@@ -194,6 +200,8 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		return
 	}
 	id := recs[0].TraceID
+	tm.older = !p.split.IsZero() && recs[0].Time.Before(p.split)
+	tm.halves = !p.split.IsZero()
 	tm.addDuration(recs)
 	for i := range recs {
 		r := &recs[i]
@@ -217,7 +225,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				// is the peer's, as its callers see it.
 				tm.opaque[peer] = true
 				st := tm.stat(tm.edges, [2]string{r.Service, peer})
-				st.add(float64(r.Duration), id, tm.keep)
+				tm.put(st, float64(r.Duration), id)
 				if r.IsError() {
 					st.failed++
 				}
@@ -235,7 +243,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				continue // an asynchronous hand-over, not a call waited for
 			}
 			st := tm.stat(tm.edges, [2]string{r.Service, c.Service})
-			st.add(float64(r.Duration-c.Duration), id, tm.keep)
+			tm.put(st, float64(r.Duration-c.Duration), id)
 			if r.IsError() || c.IsError() {
 				st.failed++
 			}
@@ -316,7 +324,36 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
 		s = &timingStat{}
 		tm.work[k] = s
 	}
-	s.add(ns, id, tm.keep)
+	tm.put(s, ns, id)
+}
+
+// put adds a sample to st; a baseline keeps its halves apart too.
+func (tm *timing) put(st *timingStat, ns float64, id schema.TraceID) {
+	st.add(ns, id, tm.keep)
+	switch {
+	case !tm.halves:
+	case tm.older:
+		st.old = append(st.old, ns)
+	default:
+		st.newer = append(st.newer, ns)
+	}
+}
+
+// clean is the baseline a window's samples are compared with: the whole
+// baseline, or its older half when its newer half had already slowed
+// against the older (by the tests of a shift): a change that began before
+// the window is in the baseline's newest part, and the whole would hide it.
+func (b *timingStat) clean() (*timingStat, bool) {
+	if len(b.old) == 0 || len(b.newer) == 0 {
+		return b, false
+	}
+	old := &timingStat{ns: b.old}
+	var s shift
+	s.merge(&timingStat{ns: b.newer}, old, "")
+	if !s.significant() {
+		return b, false
+	}
+	return old, true
 }
 
 // isConsumer reports whether a span consumes a message: its parent handed
@@ -340,6 +377,9 @@ type shift struct {
 	// failing is set when the calls failed more often than in the
 	// baseline (edges only).
 	failing bool
+	// older is set when a member was compared with the baseline's older
+	// half (clean).
+	older bool
 	// p50 and p95 before and after of the set's member whose median rose
 	// most.
 	b50, w50, b95, w95 float64
@@ -476,6 +516,9 @@ func exceedance(k, m int) float64 { return float64(k+1) / float64(m+1) }
 func (s *shift) merge(w, b *timingStat, what string) {
 	if w == nil || b == nil || len(w.ns) == 0 || len(b.ns) == 0 {
 		return
+	}
+	if clean, older := b.clean(); older {
+		b, s.older = clean, true
 	}
 	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
 		s.failing = true
@@ -663,6 +706,9 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
 		}
+		if ss.in.older || ss.work.older || ss.out.older {
+			f.reason += "; against the older half of the baseline, whose newer half had already slowed: it began before the window"
+		}
 		out[name] = f
 	}
 	return out
@@ -684,6 +730,7 @@ func (s *shift) mergeShift(e *shift) {
 		s.b50, s.w50, s.b95, s.w95, s.what = e.b50, e.w50, e.b95, e.w95, e.what
 	}
 	s.n += e.n
+	s.older = s.older || e.older
 	s.tail.add(&e.tail)
 	s.mid.add(&e.mid)
 	s.examples = append(s.examples, e.examples...)

@@ -21,8 +21,8 @@ import (
 //
 // A "traces" line is: PERIOD COUNT TREE. PERIOD is base or win; COUNT
 // traces of TREE are spread evenly over the period (10 minutes each), or
-// over the window from D into it to its end (win+D) or its first D
-// (win-D). TREE
+// over the period from D into it to its end (win+D, base+D) or its first
+// D (win-D, base-D). TREE
 // is the root span then its children, separated by spaces: svc/op:SELF for
 // the root, svc/op:SELF+WAIT for a call from its parent into svc (SELF the
 // callee's own work, WAIT the caller's wait beyond the callee's span, in
@@ -97,27 +97,30 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 			t.Fatalf("traces line %d: bad count %q", ln+1, f[1])
 		}
 		// A period is base or win, spread over its ten minutes; win+D
-		// from D into the window to its end, win-D its first D.
+		// from D into the window to its end, win-D its first D (and the
+		// same of base).
 		from, span, dst := baseWin.From, 10*time.Minute, &base
 		period, d, cut := strings.Cut(f[0], "+")
 		if !cut {
 			period, d, cut = strings.Cut(f[0], "-")
 		}
-		if period == "win" {
+		switch period {
+		case "win":
 			from, dst = q.From, &win
-			if cut {
-				dur, err := time.ParseDuration(d)
-				if err != nil || dur <= 0 || dur >= span {
-					t.Fatalf("traces line %d: bad offset in %q", ln+1, f[0])
-				}
-				if strings.Contains(f[0], "+") {
-					from, span = from.Add(dur), span-dur
-				} else {
-					span = dur
-				}
+		case "base":
+		default:
+			t.Fatalf("traces line %d: period %q is neither base[+-]D nor win[+-]D", ln+1, f[0])
+		}
+		if cut {
+			dur, err := time.ParseDuration(d)
+			if err != nil || dur <= 0 || dur >= span {
+				t.Fatalf("traces line %d: bad offset in %q", ln+1, f[0])
 			}
-		} else if period != "base" || cut {
-			t.Fatalf("traces line %d: period %q is neither base nor win[+-]D", ln+1, f[0])
+			if strings.Contains(f[0], "+") {
+				from, span = from.Add(dur), span-dur
+			} else {
+				span = dur
+			}
 		}
 		for i := range n {
 			seq++
