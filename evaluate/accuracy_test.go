@@ -40,6 +40,7 @@ func realAccuracy(t *testing.T, set string, cases int, ac1, ac3 float64) {
 	}
 	s := runAll(t, []string{testenv.Datasets(t, set)})
 	t.Logf("%s: %d cases AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", set, s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
+	beatsBaselines(t, set, s)
 	for g, f := range s.PerFault {
 		t.Logf("  %-16s %2d cases AC@1 %.2f AC@3 %.2f", g, f.Cases, f.AC1, f.AC3)
 	}
@@ -81,6 +82,7 @@ func TestSimulatorAccuracy(t *testing.T) {
 	}
 	t.Logf("simulator: %d cases AC@1 %.2f AC@3 %.2f Avg@5 %.2f origin accuracy %.2f top kind right %.2f",
 		s.Cases, s.AC["1"], s.AC["3"], s.Avg5, *s.OriginAccuracy, *s.KindAccuracy)
+	beatsBaselines(t, "simulator", s)
 	for _, r := range s.PerCase {
 		t.Logf("  %-22s truth %-22s rank %d kind %-20s rule %-12s top %v", r.Case, r.Truth, r.Rank, r.TopKind, r.Rule, r.Top)
 	}
@@ -90,6 +92,25 @@ func TestSimulatorAccuracy(t *testing.T) {
 	}
 }
 
+// beatsBaselines checks that the analysis ranks the truth first at least
+// as often as every plain baseline method does on the same cases.
+func beatsBaselines(t *testing.T, set string, s *Summary) {
+	t.Helper()
+	if len(s.Baselines) != len(BaselineMethods()) {
+		t.Fatalf("%s: baselines scored %d methods, want %d", set, len(s.Baselines), len(BaselineMethods()))
+	}
+	for _, m := range BaselineMethods() {
+		b := s.Baselines[m]
+		t.Logf("%s: baseline %-20s AC@1 %.2f AC@3 %.2f AC@5 %.2f Avg@5 %.2f", set, m, b.AC["1"], b.AC["3"], b.AC["5"], b.Avg5)
+		if b.AC["1"] > s.AC["1"] {
+			t.Errorf("%s: the baseline %s ranks the truth first more often than the analysis: AC@1 %.2f against %.2f",
+				set, m, b.AC["1"], s.AC["1"])
+		}
+	}
+}
+
+// runAll scores the cases under paths, each loaded once, with the
+// baseline methods beside the analysis.
 func runAll(t *testing.T, paths []string) *Summary {
 	t.Helper()
 	dirs, err := FindCases(paths)
@@ -102,7 +123,7 @@ func runAll(t *testing.T, paths []string) *Summary {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := RunCase(context.Background(), c, Options{WorkDir: t.TempDir()})
+		r, err := RunCase(context.Background(), c, Options{WorkDir: t.TempDir(), Baselines: true})
 		if err != nil {
 			t.Fatal(err)
 		}

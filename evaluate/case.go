@@ -1,7 +1,9 @@
 // Package evaluate scores the analysis against labelled incidents: case
 // folders holding input files and a truth.json (the layout of
 // shared/datasets/README.md), each loaded into a fresh embedded store and
-// analysed as a user would.
+// analysed as a user would. On the same store it also scores plain
+// baseline methods (baselines.go), for the analysis to be measured
+// against, and the analysis with each of its rules off (ablate.go).
 package evaluate
 
 import (
@@ -13,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/schema"
 )
 
 // ErrNoTruth is returned for a folder without a readable truth.json.
@@ -27,7 +31,9 @@ type Truth struct {
 	} `json:"window"`
 	Onset     time.Time `json:"onset"`
 	RootCause struct {
-		Service   string `json:"service"`
+		Service string `json:"service"`
+		// Kind is the failure kind; LoadCase fills it from FaultType
+		// when truth.json names none and the fault type names one.
 		Kind      string `json:"kind,omitempty"`
 		FaultType string `json:"fault_type,omitempty"`
 	} `json:"root_cause"`
@@ -59,6 +65,9 @@ func LoadCase(dir string) (*Case, error) {
 	if c.Truth.RootCause.Service == "" || !c.Truth.Window.To.After(c.Truth.Window.From) {
 		return nil, fmt.Errorf("case %q: truth.json needs root_cause.service and a window whose end is after its start", dir)
 	}
+	if c.Truth.RootCause.Kind == "" {
+		c.Truth.RootCause.Kind = string(kindOfFaultType(c.Truth.RootCause.FaultType))
+	}
 	for _, f := range c.Truth.ExtraFiles {
 		c.Files = append(c.Files, filepath.Join(dir, f))
 	}
@@ -68,6 +77,20 @@ func LoadCase(dir string) (*Case, error) {
 	}
 	c.Files = append(c.Files, own...)
 	return c, nil
+}
+
+// kindOfFaultType is the failure kind a real data set's fault type names
+// (Nezha's), so that kind accuracy is scored where truth.json names no
+// kind; "" for the fault types that name none (a method that returns a
+// wrong value or throws can fail in any way).
+func kindOfFaultType(t string) schema.Kind {
+	switch t {
+	case "cpu_contention", "cpu_consumed":
+		return schema.KindCPUStarvation
+	case "network_delay":
+		return schema.KindNetworkDelay
+	}
+	return ""
 }
 
 // inputFiles lists a folder's input files in name order: everything but

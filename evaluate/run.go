@@ -39,6 +39,10 @@ type CaseResult struct {
 	OriginsRight   int     `json:"origins_right,omitempty"`
 	Records        int64   `json:"records"`
 	Seconds        float64 `json:"analysis_seconds"`
+	// Baselines are, when Options.Baselines is set, each baseline
+	// method's result on the case, keyed by method (BaselineMethods);
+	// Summarize scores them beside the analysis.
+	Baselines map[string]*CaseResult `json:"-"`
 }
 
 // Options tune a run.
@@ -51,24 +55,67 @@ type Options struct {
 	Logger    *slog.Logger
 	// Now is the clock of the analysis timing; nil means time.Now.
 	Now func() time.Time
+	// Baselines also ranks the case with each baseline method
+	// (BaselineMethods) on the same store.
+	Baselines bool
 }
 
-// RunCase loads one case into a fresh embedded store and scores the analysis.
-func RunCase(ctx context.Context, c *Case, opt Options) (*CaseResult, error) {
+// RunCase loads one case into a fresh embedded store and scores the
+// analysis, and with Options.Baselines the baseline methods too.
+func RunCase(ctx context.Context, c *Case, opt Options) (res *CaseResult, err error) {
+	cs, err := OpenCase(ctx, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, cs.Close()) }()
+	if res, err = cs.Score(ctx, opt.Rootcause); err != nil {
+		return nil, err
+	}
+	if err := checkOrigins(ctx, cs.st, c, res); err != nil {
+		return nil, err
+	}
+	if opt.Baselines {
+		if res.Baselines, err = cs.Baselines(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// CaseStore is a case loaded into its own embedded store, to be scored as
+// many times as wanted (an ablation's variants): loading is the slow part.
+// Close removes the store.
+type CaseStore struct {
+	c   *Case
+	st  store.Store
+	dir string
+	opt Options
+}
+
+// OpenCase loads c's files into a fresh embedded store under opt.WorkDir.
+func OpenCase(ctx context.Context, c *Case, opt Options) (*CaseStore, error) {
 	dir, err := os.MkdirTemp(opt.WorkDir, "faultline-eval-")
 	if err != nil {
 		return nil, fmt.Errorf("cannot make a work folder: %w", err)
 	}
-	defer os.RemoveAll(dir)
 	st, err := store.Open(ctx, filepath.Join(dir, "case.db"), store.Options{Logger: opt.Logger})
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
-	defer st.Close()
+	cs := &CaseStore{c: c, st: st, dir: dir, opt: opt}
 	if err := LoadFiles(ctx, st, c.Files, opt.Logger); err != nil {
-		return nil, err
+		return nil, errors.Join(err, cs.Close())
 	}
-	return score(ctx, st, c, opt)
+	return cs, nil
+}
+
+// Close closes and removes the case's store.
+func (cs *CaseStore) Close() error { return errors.Join(cs.st.Close(), os.RemoveAll(cs.dir)) }
+
+// Score runs the incident analysis with ro on the case's window and scores
+// its ranking and the first candidate's kind (not the per-trace origins).
+func (cs *CaseStore) Score(ctx context.Context, ro rootcause.Options) (*CaseResult, error) {
+	return score(ctx, cs.st, cs.c, cs.opt, ro)
 }
 
 // LoadFiles loads files, in order, into st through the ingest loader (the
@@ -89,11 +136,8 @@ func LoadFiles(ctx context.Context, st store.Store, files []string, log *slog.Lo
 	return nil
 }
 
-func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResult, error) {
-	top := opt.Top
-	if top <= 0 {
-		top = 5
-	}
+func score(ctx context.Context, st store.Store, c *Case, opt Options, ro rootcause.Options) (*CaseResult, error) {
+	top := topOf(opt)
 	t := c.Truth
 	res := &CaseResult{Case: c.Name, Truth: t.RootCause.Service, Kind: t.RootCause.Kind, FaultType: t.RootCause.FaultType}
 	if s, err := st.Stats(ctx); err == nil {
@@ -104,7 +148,7 @@ func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResu
 		now = time.Now
 	}
 	start := now()
-	rep, err := rootcause.Analyze(ctx, st, rootcause.Query{From: t.Window.From, To: t.Window.To, Top: top}, opt.Rootcause)
+	rep, err := rootcause.Analyze(ctx, st, rootcause.Query{From: t.Window.From, To: t.Window.To, Top: top}, ro)
 	res.Seconds = now().Sub(start).Seconds()
 	if err != nil {
 		return nil, fmt.Errorf("cannot analyse case %q: %w", c.Name, err)
@@ -124,7 +168,15 @@ func score(ctx context.Context, st store.Store, c *Case, opt Options) (*CaseResu
 			res.Rule = strongestSignal(first)
 		}
 	}
-	return res, checkOrigins(ctx, st, c, res)
+	return res, nil
+}
+
+// topOf is how many candidates a run keeps.
+func topOf(opt Options) int {
+	if opt.Top <= 0 {
+		return 5
+	}
+	return opt.Top
 }
 
 // checkOrigins runs the per-trace analysis on the truth's failing traces

@@ -19,6 +19,9 @@ type Summary struct {
 	KindAccuracy *float64 `json:"kind_accuracy"`
 	// PerFault breaks AC@1/3/5 down by fault type (or kind).
 	PerFault map[string]FaultScore `json:"per_fault,omitempty"`
+	// Baselines scores each baseline method (BaselineMethods) on the same
+	// cases, keyed by method; absent when the run ranked none.
+	Baselines map[string]*Summary `json:"baselines,omitempty"`
 }
 
 // FaultScore is AC@k over the cases of one fault type.
@@ -78,5 +81,25 @@ func Summarize(results []CaseResult) *Summary {
 		s.OriginAccuracy = &v
 	}
 	slices.SortFunc(s.PerCase, func(a, b CaseResult) int { return cmp.Compare(a.Case, b.Case) })
+	s.Baselines = summarizeBaselines(results)
 	return s
+}
+
+// summarizeBaselines summarizes each baseline method's results of the
+// cases that have them; nil when none has.
+func summarizeBaselines(results []CaseResult) map[string]*Summary {
+	per := map[string][]CaseResult{}
+	for _, r := range results {
+		for m, b := range r.Baselines {
+			per[m] = append(per[m], *b)
+		}
+	}
+	if len(per) == 0 {
+		return nil
+	}
+	out := map[string]*Summary{}
+	for m, rs := range per {
+		out[m] = Summarize(rs)
+	}
+	return out
 }

@@ -6,15 +6,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/faultline/faultline/evaluate"
+	"github.com/faultline/faultline/rootcause"
 )
 
 type evalFlags struct {
-	json bool
-	top  int
+	json      bool
+	top       int
+	baselines bool
+	ablate    bool
+}
+
+// evalSet is the cases found under one DIR argument.
+type evalSet struct {
+	dir   string
+	cases []string
 }
 
 func runEval(ctx context.Context, e *env, args []string) int {
@@ -23,38 +34,33 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	fs.SetOutput(e.Stderr)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.IntVar(&f.top, "top", 5, "candidates per case")
+	fs.BoolVar(&f.baselines, "baselines", false,
+		"also rank each case with the plain baseline methods ("+strings.Join(evaluate.BaselineMethods(), ", ")+") and score them beside the analysis")
+	fs.BoolVar(&f.ablate, "ablate", false,
+		"score the analysis with every rule on, then with each rule off in turn, and print what each rule is worth")
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")
 	}
+	if err == nil && f.baselines && f.ablate {
+		err = badUsage("give --baselines or --ablate, not both")
+	}
 	if err != nil {
 		return fail(e, "eval", err)
 	}
-	cases, err := evaluate.FindCases(dirs)
-	if err != nil {
-		return fail(e, "eval", badUsage("%v", err))
-	}
-	var results []evaluate.CaseResult
-	for _, dir := range cases {
-		c, err := evaluate.LoadCase(dir)
+	sets := make([]evalSet, 0, len(dirs))
+	for _, d := range dirs {
+		cases, err := evaluate.FindCases([]string{d})
 		if err != nil {
 			return fail(e, "eval", badUsage("%v", err))
 		}
-		r, err := evaluate.RunCase(ctx, c, evaluate.Options{Top: f.top})
-		if err != nil {
-			return fail(e, "eval", err)
-		}
-		if !f.json {
-			fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d  kind %-20s rule %-14s top %s\n",
-				c.Name, r.Truth, r.Rank, cmp.Or(r.TopKind, "-"), cmp.Or(r.Rule, "-"), strings.Join(r.Top, ", "))
-		}
-		results = append(results, *r)
+		sets = append(sets, evalSet{dir: d, cases: cases})
 	}
-	s := evaluate.Summarize(results)
-	if f.json {
-		err = writeJSON(e.Stdout, s)
+	opt := evaluate.Options{Top: f.top, Baselines: f.baselines}
+	if f.ablate {
+		err = runAblation(ctx, e, f, sets, opt)
 	} else {
-		err = writeSummary(e.Stdout, s)
+		err = runScoring(ctx, e, f, sets, opt)
 	}
 	if err != nil {
 		return fail(e, "eval", err)
@@ -62,8 +68,65 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-func writeSummary(w io.Writer, s *evaluate.Summary) error {
+// runScoring scores every case once (with the baselines, when asked) and
+// prints the summary.
+func runScoring(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt evaluate.Options) error {
+	var all []evaluate.CaseResult
+	perSet := make([][]evaluate.CaseResult, len(sets))
+	for i, set := range sets {
+		for _, dir := range set.cases {
+			c, err := evaluate.LoadCase(dir)
+			if err != nil {
+				return badUsage("%v", err)
+			}
+			r, err := evaluate.RunCase(ctx, c, opt)
+			if err != nil {
+				return err
+			}
+			if !f.json {
+				fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d  kind %-20s rule %-14s top %s%s\n",
+					c.Name, r.Truth, r.Rank, cmp.Or(r.TopKind, "-"), cmp.Or(r.Rule, "-"), strings.Join(r.Top, ", "), baselineRanks(r))
+			}
+			perSet[i] = append(perSet[i], *r)
+			all = append(all, *r)
+		}
+	}
+	s := evaluate.Summarize(all)
+	if f.json {
+		return writeJSON(e.Stdout, s)
+	}
 	var b strings.Builder
+	if f.baselines && len(sets) > 1 {
+		for i, set := range sets {
+			ss := evaluate.Summarize(perSet[i])
+			fmt.Fprintf(&b, "== %s (%d cases)\n", set.dir, ss.Cases)
+			writeScoreLine(&b, "faultline", ss)
+			writeBaselines(&b, ss)
+		}
+		fmt.Fprintf(&b, "== all sets\n")
+	}
+	writeSummary(&b, s)
+	writeBaselines(&b, s)
+	_, err := io.WriteString(e.Stdout, b.String())
+	return err
+}
+
+// baselineRanks is a case line's tail: each baseline method's rank of the
+// truth ("" without baselines).
+func baselineRanks(r *evaluate.CaseResult) string {
+	if len(r.Baselines) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, m := range evaluate.BaselineMethods() {
+		if b := r.Baselines[m]; b != nil {
+			parts = append(parts, fmt.Sprintf("%s %d", m, b.Rank))
+		}
+	}
+	return "  | baselines' ranks: " + strings.Join(parts, ", ")
+}
+
+func writeSummary(b *strings.Builder, s *evaluate.Summary) {
 	origin := "n/a (no case labels its failing traces)"
 	if s.OriginAccuracy != nil {
 		origin = fmt.Sprintf("%.2f", *s.OriginAccuracy)
@@ -72,7 +135,7 @@ func writeSummary(w io.Writer, s *evaluate.Summary) error {
 	if s.KindAccuracy != nil {
 		kind = fmt.Sprintf("%.2f", *s.KindAccuracy)
 	}
-	fmt.Fprintf(&b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %s  top kind right %s\n",
+	fmt.Fprintf(b, "%d cases: AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f  per-trace origin accuracy %s  top kind right %s\n",
 		s.Cases, s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5, origin, kind)
 	groups := make([]string, 0, len(s.PerFault))
 	for g := range s.PerFault {
@@ -81,8 +144,118 @@ func writeSummary(w io.Writer, s *evaluate.Summary) error {
 	slices.Sort(groups)
 	for _, g := range groups {
 		f := s.PerFault[g]
-		fmt.Fprintf(&b, "  %-22s %3d cases  AC@1 %.2f  AC@3 %.2f  AC@5 %.2f\n", g, f.Cases, f.AC1, f.AC3, f.AC5)
+		fmt.Fprintf(b, "  %-22s %3d cases  AC@1 %.2f  AC@3 %.2f  AC@5 %.2f\n", g, f.Cases, f.AC1, f.AC3, f.AC5)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// writeBaselines writes one line per baseline method the summary scored.
+func writeBaselines(b *strings.Builder, s *evaluate.Summary) {
+	for _, m := range evaluate.BaselineMethods() {
+		if bs := s.Baselines[m]; bs != nil {
+			writeScoreLine(b, "baseline "+m, bs)
+		}
+	}
+}
+
+func writeScoreLine(b *strings.Builder, name string, s *evaluate.Summary) {
+	fmt.Fprintf(b, "%-30s AC@1 %.2f  AC@3 %.2f  AC@5 %.2f  Avg@5 %.2f\n", name+":", s.AC["1"], s.AC["3"], s.AC["5"], s.Avg5)
+}
+
+// runAblation scores every case with every rule on and with each rule off
+// in turn, one case (and one store) at a time, and prints the table.
+func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt evaluate.Options) error {
+	rules := rootcause.Rules()
+	var cases []evaluate.CaseAblation
+	names := make([]string, len(sets))
+	for i, set := range sets {
+		names[i] = set.dir
+		for _, dir := range set.cases {
+			a, err := ablateCase(ctx, dir, set.dir, rules, opt)
+			if err != nil {
+				return err
+			}
+			if !f.json {
+				fmt.Fprintf(e.Stderr, "%-40s truth %-28s rank %d%s\n", a.All.Case, a.All.Truth, a.All.Rank, offRanks(a, rules))
+			}
+			cases = append(cases, *a)
+		}
+	}
+	ab := evaluate.SummarizeAblation(names, rules, cases)
+	if f.json {
+		return writeJSON(e.Stdout, ab)
+	}
+	return writeAblation(e.Stdout, ab)
+}
+
+// ablateCase loads one case, scores its variants and drops its store.
+func ablateCase(ctx context.Context, dir, set string, rules []string, opt evaluate.Options) (*evaluate.CaseAblation, error) {
+	c, err := evaluate.LoadCase(dir)
+	if err != nil {
+		return nil, badUsage("%v", err)
+	}
+	cs, err := evaluate.OpenCase(ctx, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	a, err := cs.Ablate(ctx, set, rules)
+	if cerr := cs.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return a, err
+}
+
+// offRanks is an ablation case line's tail: the rules whose absence
+// changed the rank of the truth, with the rank then.
+func offRanks(a *evaluate.CaseAblation, rules []string) string {
+	var parts []string
+	for _, r := range rules {
+		if off := a.Off[r]; off.Rank != a.All.Rank {
+			parts = append(parts, fmt.Sprintf("%s %d", r, off.Rank))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  | rank with the rule off: " + strings.Join(parts, ", ")
+}
+
+func writeAblation(w io.Writer, a *evaluate.Ablation) error {
+	first := fmt.Sprintf("(none: all %d rules on, %d cases)", len(a.Rules), a.Cases)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "rule off\tAC@1\tchange\tAC@3\tchange\tkind\tchange"
+	for _, s := range a.Sets {
+		head += "\tAC@1 " + filepath.Base(s)
+	}
+	fmt.Fprintln(tw, head)
+	row := func(name string, v evaluate.VariantScore, d1, d3, dk *float64) {
+		line := fmt.Sprintf("%s\t%.3f\t%s\t%.3f\t%s\t%s\t%s", name, v.AC1, delta(d1), v.AC3, delta(d3), share(v.KindAccuracy), delta(dk))
+		for _, x := range v.SetAC1 {
+			line += fmt.Sprintf("\t%.3f", x)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	row(first, a.All, nil, nil, nil)
+	for _, r := range a.Rules {
+		row(r.Rule, r.VariantScore, &r.DeltaAC1, &r.DeltaAC3, r.DeltaKind)
+	}
+	return tw.Flush()
+}
+
+// delta is a change as "-0.036", "+0.010" or "0"; "-" when unknown.
+func delta(d *float64) string {
+	switch {
+	case d == nil:
+		return "-"
+	case *d > -0.0005 && *d < 0.0005:
+		return "0"
+	}
+	return fmt.Sprintf("%+.3f", *d)
+}
+
+// share is a share as "0.955", "-" when unknown.
+func share(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *v)
 }

@@ -1,0 +1,130 @@
+package evaluate
+
+import (
+	"context"
+	"fmt"
+	"maps"
+)
+
+// CaseAblation is one case scored with every rule on and with each rule
+// off in turn.
+type CaseAblation struct {
+	// Set is the case's set: the folder it was found under.
+	Set string
+	All CaseResult
+	// Off is the result with each rule off, keyed by rule.
+	Off map[string]CaseResult
+}
+
+// Ablate scores the case once with every rule on (opt.Rootcause) and once
+// with each of rules off, on the one store.
+func (cs *CaseStore) Ablate(ctx context.Context, set string, rules []string) (*CaseAblation, error) {
+	all, err := cs.Score(ctx, cs.opt.Rootcause)
+	if err != nil {
+		return nil, err
+	}
+	a := &CaseAblation{Set: set, All: *all, Off: map[string]CaseResult{}}
+	for _, rule := range rules {
+		ro := cs.opt.Rootcause
+		ro.Off = maps.Clone(cs.opt.Rootcause.Off)
+		if ro.Off == nil {
+			ro.Off = map[string]bool{}
+		}
+		ro.Off[rule] = true
+		r, err := cs.Score(ctx, ro)
+		if err != nil {
+			return nil, fmt.Errorf("with rule %s off: %w", rule, err)
+		}
+		a.Off[rule] = *r
+	}
+	return a, nil
+}
+
+// Ablation is what each rule is worth on a run's cases: the scores with
+// it off beside those with every rule on. It is the document `analyze
+// eval --ablate --json` prints.
+type Ablation struct {
+	Cases int `json:"cases"`
+	// Sets are the sets in the order the per-set figures follow.
+	Sets []string `json:"sets"`
+	// All is the scores with every rule on.
+	All VariantScore `json:"all_rules"`
+	// Rules are the scores with each rule off, in the order of the rules.
+	Rules []RuleScore `json:"rules"`
+}
+
+// VariantScore is the scores of one variant of the analysis.
+type VariantScore struct {
+	AC1 float64 `json:"ac1"`
+	AC3 float64 `json:"ac3"`
+	// KindAccuracy is null when no case names its kind (see Summary).
+	KindAccuracy *float64 `json:"kind_accuracy"`
+	// SetAC1 is AC@1 per set, in the order of Ablation.Sets.
+	SetAC1 []float64 `json:"set_ac1"`
+}
+
+// RuleScore is the scores with one rule off and their change against all
+// rules on (negative: the rule helps).
+type RuleScore struct {
+	Rule string `json:"rule"`
+	VariantScore
+	DeltaAC1  float64  `json:"delta_ac1"`
+	DeltaAC3  float64  `json:"delta_ac3"`
+	DeltaKind *float64 `json:"delta_kind_accuracy"`
+	// Changed lists the cases whose rank of the truth or whose kind
+	// verdict changed with the rule off: "case: rank 1 -> 3".
+	Changed []string `json:"changed,omitempty"`
+}
+
+// SummarizeAblation scores the cases' variants, rules in the given order.
+func SummarizeAblation(sets, rules []string, cases []CaseAblation) *Ablation {
+	a := &Ablation{Cases: len(cases), Sets: sets}
+	a.All = variantScore(sets, cases, func(c CaseAblation) CaseResult { return c.All })
+	for _, rule := range rules {
+		v := variantScore(sets, cases, func(c CaseAblation) CaseResult { return c.Off[rule] })
+		rs := RuleScore{Rule: rule, VariantScore: v, DeltaAC1: v.AC1 - a.All.AC1, DeltaAC3: v.AC3 - a.All.AC3}
+		if v.KindAccuracy != nil && a.All.KindAccuracy != nil {
+			d := *v.KindAccuracy - *a.All.KindAccuracy
+			rs.DeltaKind = &d
+		}
+		for _, c := range cases {
+			if off := c.Off[rule]; off.Rank != c.All.Rank || off.KindRight != c.All.KindRight {
+				rs.Changed = append(rs.Changed, changeOf(c.All, off))
+			}
+		}
+		a.Rules = append(a.Rules, rs)
+	}
+	return a
+}
+
+// variantScore scores one variant, pooled and per set.
+func variantScore(sets []string, cases []CaseAblation, pick func(CaseAblation) CaseResult) VariantScore {
+	var all []CaseResult
+	per := map[string][]CaseResult{}
+	for _, c := range cases {
+		all = append(all, pick(c))
+		per[c.Set] = append(per[c.Set], pick(c))
+	}
+	s := Summarize(all)
+	v := VariantScore{AC1: s.AC["1"], AC3: s.AC["3"], KindAccuracy: s.KindAccuracy}
+	for _, set := range sets {
+		v.SetAC1 = append(v.SetAC1, Summarize(per[set]).AC["1"])
+	}
+	return v
+}
+
+// changeOf says how a case's result changed from on to off.
+func changeOf(on, off CaseResult) string {
+	s := fmt.Sprintf("%s: rank %d -> %d", on.Case, on.Rank, off.Rank)
+	if on.KindRight != off.KindRight {
+		s += fmt.Sprintf(", kind %s -> %s", verdict(on.KindRight), verdict(off.KindRight))
+	}
+	return s
+}
+
+func verdict(right bool) string {
+	if right {
+		return "right"
+	}
+	return "wrong"
+}
