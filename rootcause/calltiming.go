@@ -132,7 +132,7 @@ type timing struct {
 	roots  map[string]*timingStat
 	rootOf map[schema.TraceID]string
 	// excess caches requests (the window).
-	excess map[schema.TraceID]float64
+	excess map[schema.TraceID]slowRequest
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -288,28 +288,40 @@ func (tm *timing) stat2(m map[string]*timingStat, k string) *timingStat {
 	return s
 }
 
-// requests is, per window trace with spans, how much longer it took than
-// the baseline's median of its root operation, when it took longer than
-// nearly all of them (as a slow sample does): the time a slowed request
-// lost. Traces that did not slow are absent; traces without spans, or
-// whose root the baseline does not know, are NaN (unknown).
-func requests(w, b *period) map[schema.TraceID]float64 {
+// slowRequest is a window trace that took longer than nearly all of the
+// baseline's of its root operation: the time it lost against their
+// median, and how surely its root operation's slow traces are more than
+// chance gives (their share beyond it, 0..1).
+type slowRequest struct {
+	lost, beyond float64
+}
+
+// requests is, per window trace with spans that slowed, a slowRequest;
+// traces with spans whose root the baseline does not know have a NaN
+// lost (unknown); traces that did not slow are absent.
+func requests(w, b *period) map[schema.TraceID]slowRequest {
 	if w.timing.excess != nil {
 		return w.timing.excess
 	}
-	out := map[schema.TraceID]float64{}
+	out := map[schema.TraceID]slowRequest{}
 	for root, ws := range w.timing.roots {
 		bs := b.timing.roots[root]
 		if bs == nil || len(bs.ns) == 0 {
 			for _, id := range ws.ids {
-				out[id] = math.NaN()
+				out[id] = slowRequest{math.NaN(), 1}
 			}
 			continue
 		}
 		b50, limit := quantile(bs.ns, 0.5), quantile(bs.ns, 0.95)*slowFactor+slowFloorNs
+		var t tally
+		t.count(ws, bs, limit, b50)
+		beyond := 0.0
+		if t.slow > 0 {
+			beyond = max(0, float64(t.slow)-t.expect) / float64(t.slow)
+		}
 		for i, id := range ws.ids {
 			if ns := ws.ns[i]; ns > limit {
-				out[id] = ns - b50
+				out[id] = slowRequest{ns - b50, beyond}
 			}
 		}
 	}
@@ -339,18 +351,21 @@ func (tm *timing) put(st *timingStat, ns float64, id schema.TraceID) {
 	}
 }
 
-// clean is the baseline a window's samples are compared with: the whole
+// clean is the baseline w's samples are compared with: the whole
 // baseline, or its older half when its newer half had already slowed
-// against the older (by the tests of a shift): a change that began before
-// the window is in the baseline's newest part, and the whole would hide it.
-func (b *timingStat) clean() (*timingStat, bool) {
+// against the older: its median doubled, surely (fullDecades), in at
+// least half as large a share of its samples as w's did. A change that
+// began before the window is in the baseline's newest part, and the whole
+// would hide it; a tail that grew is the usual drift of a busy system.
+func (b *timingStat) clean(w *timingStat) (*timingStat, bool) {
 	if len(b.old) == 0 || len(b.newer) == 0 {
 		return b, false
 	}
 	old := &timingStat{ns: b.old}
-	var s shift
-	s.merge(&timingStat{ns: b.newer}, old, "")
-	if !s.significant() {
+	var newer, win shift
+	newer.merge(&timingStat{ns: b.newer}, old, "")
+	win.merge(&timingStat{ns: w.ns}, old, "")
+	if newer.mid.decades(newer.n) < fullDecades || newer.mid.slow < win.mid.slow*newer.n/(2*max(win.n, 1)) {
 		return b, false
 	}
 	return old, true
@@ -479,7 +494,9 @@ func (s *shift) excess() float64 {
 // baseline's median (a request that lost 1.9 s, all of it this wait, is
 // one; a request that did not slow, or lost 300 ms of which this wait is
 // 0.5 ms, is none), less the share chance makes slow, weighed by how
-// surely. Samples of traces whose duration is unknown count whole.
+// surely; and each such request only as surely as its root operation's
+// slow requests are more than chance gives. Samples of traces whose
+// duration is unknown count whole.
 func (s *shift) slowed(w, b *period) float64 {
 	lost := requests(w, b)
 	t := s.best()
@@ -490,13 +507,13 @@ func (s *shift) slowed(w, b *period) float64 {
 	k := 0.0
 	for id, ns := range t.extra {
 		_, spanned := w.timing.rootOf[id]
-		switch d, ok := lost[id]; {
-		case !spanned || ok && math.IsNaN(d):
+		switch r, ok := lost[id]; {
+		case !spanned || ok && math.IsNaN(r.lost):
 			k++
 		case !ok:
-			k++
+			// The request did not slow.
 		default:
-			k += min(1, ns/d)
+			k += min(1, ns/r.lost) * r.beyond
 		}
 	}
 	if t.extra == nil {
@@ -517,7 +534,7 @@ func (s *shift) merge(w, b *timingStat, what string) {
 	if w == nil || b == nil || len(w.ns) == 0 || len(b.ns) == 0 {
 		return
 	}
-	if clean, older := b.clean(); older {
+	if clean, older := b.clean(w); older {
 		b, s.older = clean, true
 	}
 	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
@@ -564,6 +581,9 @@ type timingFinding struct {
 	slowed   float64
 	reason   string
 	examples []schema.TraceID
+	// queued says, for calls into it that waited longer, how their spread
+	// grew (see shift.spread); "" when it did not grow so.
+	queued string
 }
 
 // timingFindings localises the window's timing shifts on the call graph.
@@ -700,6 +720,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
+			f.queued = ss.in.spread()
 		default:
 			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w, b)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
@@ -722,6 +743,23 @@ func (s *shift) quantiles() string {
 		q += fmt.Sprintf(", p95 %s → %s", fmtDur(s.b95), fmtDur(s.w95))
 	}
 	return q
+}
+
+// queueSpread is how much more than its median moved the spread of a
+// set's samples (p95 less p50) must grow for the waits to be queueing.
+const queueSpread = 0.5
+
+// spread says how the spread of the samples of the set's member whose
+// median rose most grew, when it grew by more than queueSpread times what
+// the median moved: a delay on the wire shifts every call by about the
+// same time, a process short of CPU queues them, some much longer than
+// others. "" when it did not.
+func (s *shift) spread() string {
+	moved, grew := s.w50-s.b50, (s.w95-s.w50)-(s.b95-s.b50)
+	if moved <= 0 || grew <= queueSpread*moved {
+		return ""
+	}
+	return fmt.Sprintf("p95 less p50 %s → %s, while p50 moved %s", fmtDur(s.b95-s.b50), fmtDur(s.w95-s.w50), fmtDur(moved))
 }
 
 // mergeShift adds an edge's shift into a service's.
@@ -784,6 +822,17 @@ func scoreCallTiming(in *inputs, s *scored) {
 	if s.kind == "" {
 		s.timingKind = f.kind
 	}
+	reason := f.reason
+	if f.kind == schema.KindNetworkDelay && f.queued != "" && !in.off["queueing"] {
+		// Calls into it waited longer and their waits spread: requests
+		// queued before its handler ran, as in a process short of CPU
+		// whose spans time only the handler.
+		s.wire = 0
+		if s.kind == "" {
+			s.timingKind = schema.KindCPUStarvation
+		}
+		reason += fmt.Sprintf("; their waits spread (%s): requests queued before its handler ran, as in a process short of CPU [queueing]", f.queued)
+	}
 	s.ownExamples = f.examples
 	// The share of slowed calls is spread over a service's pods when one
 	// of them is at fault: its square root weighs a third of the calls
@@ -797,7 +846,7 @@ func scoreCallTiming(in *inputs, s *scored) {
 		}
 	}
 	s.explain("call_timing", f.slowed)
-	s.add("call_timing", v, f.reason)
+	s.add("call_timing", v, reason)
 }
 
 // waitsAreCallers reports whether call_timing put the longer waits of

@@ -400,5 +400,5 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address", "usual_origin")
+	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address", "usual_origin", "queueing")
 }
