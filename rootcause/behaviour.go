@@ -392,15 +392,16 @@ type behaviourShift struct {
 	older bool
 }
 
-// changed is how many of the window's executions the shift changed, as
+// changed is how many of the window's traces the shift changed (its
+// share of the executions, of the traces that ran the operation), as
 // surely as its test says, and olderShare as much when it was judged
 // against the baseline's older half.
 func (sh *behaviourShift) changed() float64 {
+	n := sh.strength * float64(min(sh.units, sh.traces)) * min(1, sh.z/fullShiftZ)
 	if sh.older {
-		// It began before the window: not the window's to explain.
-		return 0
+		n *= olderShare
 	}
-	return sh.strength * float64(min(sh.units, sh.traces)) * min(1, sh.z/fullShiftZ)
+	return n
 }
 
 // olderShare is what a change judged against the baseline's older half
