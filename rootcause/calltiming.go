@@ -312,6 +312,7 @@ func requests(w, b *period) map[schema.TraceID]slowRequest {
 			}
 			continue
 		}
+		ws.sort()
 		b50, limit := quantile(bs.ns, 0.5), quantile(bs.ns, 0.95)*slowFactor+slowFloorNs
 		var t tally
 		t.count(ws, bs, limit, b50)
@@ -337,6 +338,29 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
 		tm.work[k] = s
 	}
 	tm.put(s, ns, id)
+}
+
+// sort sorts the samples, and their traces with them: quantile sorts a
+// slice in place, which would part the samples from their traces.
+func (t *timingStat) sort() {
+	if slices.IsSorted(t.ns) {
+		return
+	}
+	if len(t.ids) != len(t.ns) {
+		slices.Sort(t.ns)
+		t.ids = nil
+		return
+	}
+	idx := make([]int, len(t.ns))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(t.ns[a], t.ns[b]) })
+	ns, ids := make([]float64, len(idx)), make([]schema.TraceID, len(idx))
+	for i, j := range idx {
+		ns[i], ids[i] = t.ns[j], t.ids[j]
+	}
+	t.ns, t.ids = ns, ids
 }
 
 // put adds a sample to st; a baseline keeps its halves apart too.
@@ -534,6 +558,7 @@ func (s *shift) merge(w, b *timingStat, what string) {
 	if w == nil || b == nil || len(w.ns) == 0 || len(b.ns) == 0 {
 		return
 	}
+	w.sort()
 	if clean, older := b.clean(w); older {
 		b, s.older = clean, true
 	}
