@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -405,5 +406,63 @@ func TestBaselineWidensWhenThin(t *testing.T) {
 	}
 	if len(rep.Candidates) == 0 || rep.Candidates[0].Service != "inventory" || !hasSignal(rep.Candidates[0], "behaviour") {
 		t.Errorf("want inventory first, with its behaviour judged against the older baseline:\n%s", dump(rep))
+	}
+}
+
+// TestExplainedOutranksSymptoms checks the ranking's guarantee: a
+// candidate's own symptoms, all of them in full, never carry it above one
+// that explains much more of the incident.
+func TestExplainedOutranksSymptoms(t *testing.T) {
+	in := &inputs{traces: &traceVotes{news: 91}}
+	big := &scored{service: "cart"}
+	big.explain("trace_origin", 88)
+	big.add("trace_origin", wTraceOrigin*88/91, "first error in 88 of 91 failing traces")
+	small := &scored{service: "catalog"}
+	small.explain("trace_origin", 3)
+	small.add("trace_origin", wTraceOrigin*3/91, "first error in 3 of 91 failing traces")
+	for _, g := range []struct {
+		name string
+		w    float64
+	}{{"pointed_at", wPointedAt}, {"new_errors", wNewErrors}, {"error_rate", wErrorRate}, {"pattern_shift", wPatternShift},
+		{"latency", wLatency}, {"deploy", wDeploy}, {"onset", wOnset}} {
+		small.add(g.name, g.w, "in full")
+	}
+	weigh(in, []*scored{big, small})
+	if big.score() <= small.score() {
+		t.Fatalf("explaining 88 of 91 failing traces scores %.3f, below %.3f for 3 of them with every symptom in full", big.score(), small.score())
+	}
+	if got := small.score(); math.Abs(got-(3.0/91+wSymptoms)) > 0.01 {
+		t.Errorf("3 of 91 with every symptom in full scores %.3f, want its share %.3f plus wSymptoms %.1f", got, 3.0/91, wSymptoms)
+	}
+	if !strings.HasPrefix(big.evidence[0], "explains 97% of the window's anomalous requests") {
+		t.Errorf("the first evidence line is %q, want the explained share", big.evidence[0])
+	}
+}
+
+// TestExposure checks that absence from a short baseline is weak evidence.
+func TestExposure(t *testing.T) {
+	if e := exposure(2, 1); math.Abs(e-0.865) > 0.001 {
+		t.Errorf("twice a minute, absent from one minute: %.3f, want 0.865", e)
+	}
+	if e := exposure(2, 60); e < 0.999 {
+		t.Errorf("twice a minute, absent from an hour: %.3f, want about 1", e)
+	}
+	if e := exposure(0.1, 1); e > 0.1 {
+		t.Errorf("once in ten minutes, absent from one minute: %.3f, want below 0.1", e)
+	}
+}
+
+// TestShiftDecades checks the timing test on small and large samples.
+func TestShiftDecades(t *testing.T) {
+	three := shift{n: 3, tail: tally{slow: 3, expect: 3 * exceedance(0, 3)}}
+	if d := three.decades(); d < 1.7 || d > 1.9 || three.significant() {
+		t.Errorf("3 of 3 slow against a baseline of 3: %.2f decades, significant %v; want 1.8, not significant", d, three.significant())
+	}
+	many := shift{n: 100, tail: tally{slow: 30, expect: 5}}
+	if d := many.decades(); d < 10 || !many.significant() || many.confidence() != 1 {
+		t.Errorf("30 of 100 against 5%%: %.1f decades, confidence %.2f; want over 10, and 1", d, many.confidence())
+	}
+	if e := exceedance(0, 19); math.Abs(e-0.05) > 1e-9 {
+		t.Errorf("exceedance of the largest of 19: %.3f, want 0.05", e)
 	}
 }
