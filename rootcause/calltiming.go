@@ -79,9 +79,6 @@ type timingStat struct {
 	ns []float64
 	// ids are the samples' traces (the window only).
 	ids []schema.TraceID
-	// old and newer are a baseline's samples of its older and newer
-	// halves (see clean).
-	old, newer []float64
 	// failed counts the calls that failed (an error status on the span
 	// of the call, or on the callee's span).
 	failed int
@@ -123,16 +120,8 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
-	// older is set while a trace of a baseline's older half is added;
-	// halves, while a baseline's (one with a split) is.
-	older, halves bool
-	// roots are the durations of the traces by their root operation: from
-	// the first span's start to the last span's end; rootOf is each
-	// window trace's root operation (see requests).
-	roots  map[string]*timingStat
-	rootOf map[schema.TraceID]string
-	// excess caches requests (the window).
-	excess map[schema.TraceID]slowRequest
+	// durs is each window trace's duration (addDuration).
+	durs map[schema.TraceID]float64
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -200,9 +189,9 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		return
 	}
 	id := recs[0].TraceID
-	tm.older = !p.split.IsZero() && recs[0].Time.Before(p.split)
-	tm.halves = !p.split.IsZero()
-	tm.addDuration(recs)
+	if tm.keep {
+		tm.addDuration(recs)
+	}
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == "" {
@@ -225,7 +214,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				// is the peer's, as its callers see it.
 				tm.opaque[peer] = true
 				st := tm.stat(tm.edges, [2]string{r.Service, peer})
-				tm.put(st, float64(r.Duration), id)
+				st.add(float64(r.Duration), id, tm.keep)
 				if r.IsError() {
 					st.failed++
 				}
@@ -243,7 +232,7 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				continue // an asynchronous hand-over, not a call waited for
 			}
 			st := tm.stat(tm.edges, [2]string{r.Service, c.Service})
-			tm.put(st, float64(r.Duration-c.Duration), id)
+			st.add(float64(r.Duration-c.Duration), id, tm.keep)
 			if r.IsError() || c.IsError() {
 				st.failed++
 			}
@@ -251,83 +240,27 @@ func (p *period) addCallTimes(recs []schema.Record) {
 	}
 }
 
-// addDuration notes how long a trace took, from its first span's start to
-// its last span's end, under its root operation (its first span's).
+// addDuration notes how long a window trace took, from its first span's
+// start to its last span's end.
 func (tm *timing) addDuration(recs []schema.Record) {
 	var first, last time.Time
-	root := ""
 	for i := range recs {
 		if r := &recs[i]; r.Type == schema.TypeSpan {
 			if end := r.Time.Add(r.Duration); last.IsZero() || end.After(last) {
 				last = end
 			}
 			if first.IsZero() || r.Time.Before(first) {
-				first, root = r.Time, r.Service+" "+r.Name
+				first = r.Time
 			}
 		}
 	}
 	if first.IsZero() {
 		return
 	}
-	if tm.roots == nil {
-		tm.roots, tm.rootOf = map[string]*timingStat{}, map[schema.TraceID]string{}
+	if tm.durs == nil {
+		tm.durs = map[schema.TraceID]float64{}
 	}
-	id := recs[0].TraceID
-	tm.stat2(tm.roots, root).add(float64(last.Sub(first)), id, tm.keep)
-	if tm.keep {
-		tm.rootOf[id] = root
-	}
-}
-
-func (tm *timing) stat2(m map[string]*timingStat, k string) *timingStat {
-	s := m[k]
-	if s == nil {
-		s = &timingStat{}
-		m[k] = s
-	}
-	return s
-}
-
-// slowRequest is a window trace that took longer than nearly all of the
-// baseline's of its root operation: the time it lost against their
-// median, and how surely its root operation's slow traces are more than
-// chance gives (their share beyond it, 0..1).
-type slowRequest struct {
-	lost, beyond float64
-}
-
-// requests is, per window trace with spans that slowed, a slowRequest;
-// traces with spans whose root the baseline does not know have a NaN
-// lost (unknown); traces that did not slow are absent.
-func requests(w, b *period) map[schema.TraceID]slowRequest {
-	if w.timing.excess != nil {
-		return w.timing.excess
-	}
-	out := map[schema.TraceID]slowRequest{}
-	for root, ws := range w.timing.roots {
-		bs := b.timing.roots[root]
-		if bs == nil || len(bs.ns) == 0 {
-			for _, id := range ws.ids {
-				out[id] = slowRequest{math.NaN(), 1}
-			}
-			continue
-		}
-		ws.sort()
-		b50, limit := quantile(bs.ns, 0.5), quantile(bs.ns, 0.95)*slowFactor+slowFloorNs
-		var t tally
-		t.count(ws, bs, limit, b50)
-		beyond := 0.0
-		if t.slow > 0 {
-			beyond = max(0, float64(t.slow)-t.expect) / float64(t.slow)
-		}
-		for i, id := range ws.ids {
-			if ns := ws.ns[i]; ns > limit {
-				out[id] = slowRequest{ns - b50, beyond}
-			}
-		}
-	}
-	w.timing.excess = out
-	return out
+	tm.durs[recs[0].TraceID] = float64(last.Sub(first))
 }
 
 func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
@@ -337,7 +270,7 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
 		s = &timingStat{}
 		tm.work[k] = s
 	}
-	tm.put(s, ns, id)
+	s.add(ns, id, tm.keep)
 }
 
 // sort sorts the samples, and their traces with them: quantile sorts a
@@ -363,38 +296,6 @@ func (t *timingStat) sort() {
 	t.ns, t.ids = ns, ids
 }
 
-// put adds a sample to st; a baseline keeps its halves apart too.
-func (tm *timing) put(st *timingStat, ns float64, id schema.TraceID) {
-	st.add(ns, id, tm.keep)
-	switch {
-	case !tm.halves:
-	case tm.older:
-		st.old = append(st.old, ns)
-	default:
-		st.newer = append(st.newer, ns)
-	}
-}
-
-// clean is the baseline w's samples are compared with: the whole
-// baseline, or its older half when its newer half had already slowed
-// against the older: its median doubled, surely (fullDecades), in at
-// least half as large a share of its samples as w's did. A change that
-// began before the window is in the baseline's newest part, and the whole
-// would hide it; a tail that grew is the usual drift of a busy system.
-func (b *timingStat) clean(w *timingStat) (*timingStat, bool) {
-	if len(b.old) == 0 || len(b.newer) == 0 {
-		return b, false
-	}
-	old := &timingStat{ns: b.old}
-	var newer, win shift
-	newer.merge(&timingStat{ns: b.newer}, old, "")
-	win.merge(&timingStat{ns: w.ns}, old, "")
-	if newer.mid.decades(newer.n) < fullDecades || newer.mid.slow < win.mid.slow*newer.n/(2*max(win.n, 1)) {
-		return b, false
-	}
-	return old, true
-}
-
 // isConsumer reports whether a span consumes a message: its parent handed
 // it over and did not wait for it.
 func isConsumer(r *schema.Record) bool {
@@ -416,9 +317,6 @@ type shift struct {
 	// failing is set when the calls failed more often than in the
 	// baseline (edges only).
 	failing bool
-	// older is set when a member was compared with the baseline's older
-	// half (clean).
-	older bool
 	// p50 and p95 before and after of the set's member whose median rose
 	// most.
 	b50, w50, b95, w95 float64
@@ -512,33 +410,27 @@ func (s *shift) excess() float64 {
 	return max(0, (s.share()-p)/(1-p)) * s.confidence()
 }
 
-// slowed is how many of the window's slowed requests the shift explains:
-// each request that slowed (see requests) and had a slow sample counts the
-// share of the time it lost that its slow samples took beyond their
-// baseline's median (a request that lost 1.9 s, all of it this wait, is
-// one; a request that did not slow, or lost 300 ms of which this wait is
-// 0.5 ms, is none), less the share chance makes slow, weighed by how
-// surely; and each such request only as surely as its root operation's
-// slow requests are more than chance gives. Samples of traces whose
-// duration is unknown count whole.
-func (s *shift) slowed(w, b *period) float64 {
-	lost := requests(w, b)
+// slowed is how many of the window's requests the shift slowed: each trace
+// with a slow sample counts by how much longer its slow samples made it,
+// beyond their baseline's median, against what it took without them (a
+// request of 50 ms that waited 185 ms more is slowed by it; one of 300 ms
+// that waited 0.5 ms more is not), up to one; less the share chance makes
+// slow, and as surely as the test says. A trace without spans counts
+// whole.
+func (s *shift) slowed(w *period) float64 {
 	t := s.best()
 	if !s.significant() || t.slow == 0 {
 		return 0
 	}
 	beyond := max(0, float64(t.slow)-t.expect) / float64(t.slow)
 	k := 0.0
-	for id, ns := range t.extra {
-		_, spanned := w.timing.rootOf[id]
-		switch r, ok := lost[id]; {
-		case !spanned || ok && math.IsNaN(r.lost):
+	for id, extra := range t.extra {
+		d, ok := w.timing.durs[id]
+		if !ok || d <= extra {
 			k++
-		case !ok:
-			// The request did not slow.
-		default:
-			k += min(1, ns/r.lost) * r.beyond
+			continue
 		}
+		k += min(1, extra/(d-extra))
 	}
 	if t.extra == nil {
 		k = float64(t.slow) // samples that name no trace
@@ -559,9 +451,6 @@ func (s *shift) merge(w, b *timingStat, what string) {
 		return
 	}
 	w.sort()
-	if clean, older := b.clean(w); older {
-		b, s.older = clean, true
-	}
 	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
 		s.failing = true
 	}
@@ -721,15 +610,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w, b)
+			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w)
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0 && work >= in/2:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
-			f.slowed = max(ss.work.slowed(w, b), ss.in.slowed(w, b))
+			f.slowed = max(ss.work.slowed(w), ss.in.slowed(w))
 			if ss.ownOut {
-				f.slowed = max(f.slowed, ss.out.slowed(w, b))
+				f.slowed = max(f.slowed, ss.out.slowed(w))
 			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
@@ -741,19 +630,16 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w, b)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w)
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 			f.queued = ss.in.spread()
 		default:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w, b)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
-		}
-		if ss.in.older || ss.work.older || ss.out.older {
-			f.reason += "; against the older half of the baseline, whose newer half had already slowed: it began before the window"
 		}
 		out[name] = f
 	}
@@ -771,8 +657,10 @@ func (s *shift) quantiles() string {
 }
 
 // queueSpread is how much more than its median moved the spread of a
-// set's samples (p95 less p50) must grow for the waits to be queueing.
-const queueSpread = 0.5
+// set's samples (p95 less p50) must grow for the waits to be queueing: a
+// delay shifts the distribution, queueing stretches it, and its tail then
+// moves further than its middle.
+const queueSpread = 1.0
 
 // spread says how the spread of the samples of the set's member whose
 // median rose most grew, when it grew by more than queueSpread times what
@@ -793,7 +681,6 @@ func (s *shift) mergeShift(e *shift) {
 		s.b50, s.w50, s.b95, s.w95, s.what = e.b50, e.w50, e.b95, e.w95, e.what
 	}
 	s.n += e.n
-	s.older = s.older || e.older
 	s.tail.add(&e.tail)
 	s.mid.add(&e.mid)
 	s.examples = append(s.examples, e.examples...)

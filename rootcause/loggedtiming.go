@@ -226,7 +226,7 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 	if len(s.ownExamples) == 0 {
 		s.ownExamples = exampleIDs(grew.examples)
 	}
-	s.explain("logged_timing", grew.slowed(in.win, in.base))
+	s.explain("logged_timing", grew.slowed(in.win))
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
 }
 
