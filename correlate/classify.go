@@ -130,10 +130,12 @@ func classifyText(l *lowered, r *schema.Record) schema.Kind {
 	if k := poolKind(l); k != "" {
 		return k
 	}
-	if k := resilienceKind(l); k != "" {
+	// A message moved to a dead letter queue after its retries is a poison
+	// message, whatever gave up on it: poison before resilience.
+	if k := poisonKind(l); k != "" {
 		return k
 	}
-	if k := poisonKind(l); k != "" {
+	if k := resilienceKind(l); k != "" {
 		return k
 	}
 	if k := rateKind(l); k != "" {
@@ -244,9 +246,10 @@ func (l *lowered) exceedsAttempts() bool {
 	}
 }
 
-// poisonKind: a message that keeps failing and goes to a dead letter queue.
+// poisonKind: a message that keeps failing and goes to a dead letter queue
+// (or topic: Kafka's DLT).
 func poisonKind(l *lowered) schema.Kind {
-	if l.has("dead letter", "dead-letter", "deadletter", "dlq", "maxreceivecount",
+	if l.has("dead letter", "dead-letter", "deadletter", "dlq", "dlt", "maxreceivecount",
 		"max receive count", "poison", "max delivery", "redelivery limit",
 		"delivery attempts exceeded", "exceeded max deliveries") {
 		return schema.KindPoisonMessage

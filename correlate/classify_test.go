@@ -95,6 +95,8 @@ func TestClassifyMessages(t *testing.T) {
 		// Dead letters.
 		{`message 7f3a moved to DLQ after maxReceiveCount 5`, schema.KindPoisonMessage},
 		{`Rejecting poison message orders-v2/offset 1773: deserialization failed`, schema.KindPoisonMessage},
+		{`retries exhausted for message 8812: moved to orders-dlq after 5 attempts`, schema.KindPoisonMessage},
+		{`sent record to the DLT after 5 failed delivery attempts`, schema.KindPoisonMessage},
 		// Transient.
 		{`read tcp 10.0.0.3:5432: read: connection reset by peer`, schema.KindTransient},
 		{`502 Bad Gateway`, schema.KindTransient},
