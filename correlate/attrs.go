@@ -7,7 +7,8 @@ import "github.com/faultline/faultline/schema"
 // rest; a key read here and missing from the list would silently read as
 // empty, which rootcause's projection test catches.
 var AttrKeys = []string{
-	schema.AttrPeerService, "server.address", "net.peer.name", "url.full", "http.url",
+	schema.AttrPeerService, "remote.service", "peer", "server.address", "net.peer.name", "rpc.service", "db.name",
+	"messaging.destination.name", "url.full", "http.url",
 	schema.AttrHTTPStatus, "http.status_code", schema.AttrRPCGRPCStatus,
 	schema.AttrExceptionType, "exception.message", "error.type",
 	schema.AttrHost, schema.AttrPod,

@@ -289,3 +289,30 @@ func TestClassifyTargetOfAWarning(t *testing.T) {
 		t.Errorf("ClassifyTarget = %q, %q; want circuit-open and ads", k, target)
 	}
 }
+
+// TestHintFromAttrs checks that a callee an attribute names explicitly is
+// preferred to the host of a URL, and that a span's own attributes other
+// than the semantic conventions' name no callee (its span tree does).
+func TestHintFromAttrs(t *testing.T) {
+	for _, c := range []struct {
+		attrs map[string]string
+		span  bool
+		want  string
+	}{
+		{map[string]string{"remote.service": "card-gateway", "url.full": "https://api.cardgateway.io/v1/charge"}, false, "card-gateway"},
+		{map[string]string{"peer": "fx-rates-api", "http.url": "https://fxrates.example.com/latest"}, false, "fx-rates-api"},
+		{map[string]string{"messaging.destination.name": "orders"}, false, "orders"},
+		{map[string]string{"url.full": "https://api.cardgateway.io/v1/charge"}, false, "api.cardgateway.io"},
+		{map[string]string{"rpc.service": "hipstershop.PaymentService"}, true, ""},
+		{map[string]string{"peer.service": "payments"}, true, "payments"},
+	} {
+		r := errorLog("charge failed")
+		r.Attrs = c.attrs
+		if c.span {
+			r.Type = schema.TypeSpan
+		}
+		if got := hintFromAttrs(r); got != c.want {
+			t.Errorf("hintFromAttrs(%v, span %v) = %q, want %q", c.attrs, c.span, got, c.want)
+		}
+	}
+}
