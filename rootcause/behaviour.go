@@ -39,7 +39,7 @@ type opStat struct {
 const (
 	evCall = "\x01call "
 	// evError is a log statement at ERROR: one that appears is what
-	// new_errors judges; one that stops is behaviour.
+	// the votes judge; one that stops is behaviour.
 	evError = "\x01error "
 	// evAfter is a succession: log statement B was first written right
 	// after statement A ("\x01after A\x00B"). Its share is of the
@@ -106,7 +106,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			ev := eventOf(r)
 			switch {
 			case r.IsError():
-				// Errors are new_errors' and the pointers' to judge; here
+				// Errors are the votes' and the pointers' to judge; here
 				// they only tell an operation that recovered.
 				ev = evError + ev
 			case p.pointsElsewhere(r):
@@ -470,7 +470,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 				// had already moved towards the window.
 				// Only what stopped: what a service does more often as the
 				// hours pass (as its data grows) is drift more often than
-				// not, and new errors are new_errors' to judge.
+				// not, and new errors are the votes' to judge.
 				if sh, ok = compareShares(ws, bs.older, ev); ok && (sh.pw > sh.pb || !newerMoved(bs, ev, sh)) {
 					ok = false
 				}
@@ -484,7 +484,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 				continue // a recovery, from the older half on
 			}
 			if strings.HasPrefix(ev, evError) || d < 0 && recovered {
-				// A new error is new_errors' to judge; one that stopped,
+				// A new error is the votes' to judge; one that stopped,
 				// and what stopped with it, is a recovery.
 				continue
 			}

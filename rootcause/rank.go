@@ -40,9 +40,6 @@ func rank(in *inputs) []Candidate {
 			all = append(all, s)
 		}
 	}
-	if !in.off["onset"] {
-		scoreOnset(all)
-	}
 	explained := map[string]string{}
 	if !in.off["deploy_effect"] {
 		explained = scoreDeployEffect(in, all)
@@ -73,10 +70,10 @@ func rank(in *inputs) []Candidate {
 const (
 	// wSymptoms is the most a candidate's own symptoms add to the share
 	// of the anomalous requests it explains.
-	wSymptoms = 0.2
+	wSymptoms = 1.0 / 14
 	// symptomScale is the most the symptom signals add up to on their
 	// weights: wSymptoms of a candidate that shows them all in full.
-	symptomScale = wPointedAt + wNewErrors + wErrorRate + wPatternShift + wLatency + wDeploy + wOnset
+	symptomScale = wLatency + wDeploy
 )
 
 // weigh turns the signals into the ranking's terms: an explaining rule's
@@ -132,42 +129,6 @@ func fmtCount(n float64) string {
 		return fmt.Sprintf("%.0f", n)
 	}
 	return fmt.Sprintf("%.1f", n)
-}
-
-// scoreOnset rewards the services whose anomaly began first.
-func scoreOnset(all []*scored) {
-	var onsets []time.Time
-	for _, s := range all {
-		if !s.onset.IsZero() {
-			onsets = append(onsets, s.onset)
-		}
-	}
-	if len(onsets) < 2 {
-		return
-	}
-	slices.SortFunc(onsets, time.Time.Compare)
-	first, last := onsets[0], onsets[len(onsets)-1]
-	span := last.Sub(first)
-	if span <= 0 {
-		return
-	}
-	for _, s := range all {
-		if s.onset.IsZero() {
-			continue
-		}
-		v := 1 - float64(s.onset.Sub(first))/float64(span)
-		if v <= 0 {
-			continue
-		}
-		// Beginning first makes a service likelier only as far as it is
-		// anomalous at all: one new line does not earn a lead.
-		v = min(v, s.score()/wOnset)
-		reason := ""
-		if s.onset.Equal(first) {
-			reason = fmt.Sprintf("its anomaly began first, at %s", s.onset.UTC().Format("15:04:05.000"))
-		}
-		s.add("onset", wOnset*v, reason)
-	}
 }
 
 // scoreDownstream lowers a service that calls another anomalous service
@@ -330,8 +291,8 @@ func candidate(in *inputs, s *scored) Candidate {
 // signals say (latency, log anomaly).
 //
 // Two named kind rules write why, when they decide: end_state (the latest
-// mechanism its own new errors tell of) and was_down (its callers' refused
-// connections).
+// mechanism its own new errors tell of) and crashed (its own new error
+// says its process exits).
 func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig schema.Signature, tmpl string, why string) {
 	var best *templateStat
 	if w := in.win.services[s.service]; w != nil {
@@ -373,14 +334,6 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 			kind = schema.KindConnectionRefused
 		}
 	}
-	if s.kind == "" && endStates[kind] == 0 && kind != schema.KindConnectionRefused && !in.off["was_down"] && wasDown(sv) {
-		// A service that is down cannot log it; its callers' refused
-		// connections say so, and say more than its own lines from
-		// before or after (a stack trace at startup, a missing route).
-		why = fmt.Sprintf("%d of the failing traces that point at it are refused connections: it was down [was_down]",
-			sv.kinds[schema.KindConnectionRefused])
-		kind = schema.KindConnectionRefused
-	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
 		kind = topKeys(sv.kinds, 1)[0]
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
@@ -396,7 +349,7 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 			switch g.Name {
 			case "latency":
 				kind = schema.KindLatency
-			case "pattern_shift", "behaviour":
+			case "behaviour":
 				if kind == schema.KindUnknown {
 					kind = schema.KindLogAnomaly
 				}
@@ -458,28 +411,6 @@ func crashLine(w, b *serviceProfile) string {
 		}
 	}
 	return ""
-}
-
-// Constants of wasDown: refused connections that say a service was down.
-const (
-	minRefused   = 5
-	refusedShare = 0.1 // of the failing traces that point at it
-)
-
-// wasDown reports whether enough of the failing traces that point at a
-// service do so with a refused connection: nothing listened, at least for
-// a while. A timeout says slow or down; a refusal says down.
-func wasDown(sv *serviceVotes) bool {
-	if sv == nil {
-		return false
-	}
-	refused, pointing := sv.kinds[schema.KindConnectionRefused], 0
-	for k, n := range sv.kinds {
-		if k.PointsElsewhere() {
-			pointing += n
-		}
-	}
-	return refused >= minRefused && float64(refused) >= refusedShare*float64(pointing) && len(sv.pointedBy) > 0
 }
 
 // telling reports whether a kind says more than "something failed".

@@ -89,7 +89,7 @@ func TestSyntheticIncidentRanksTheFaultyService(t *testing.T) {
 	if top.Service != "inventory" {
 		t.Fatalf("top candidate %s, want inventory; candidates:\n%s", top.Service, dump(rep))
 	}
-	for _, want := range []string{"trace_origin", "new_errors", "behaviour"} {
+	for _, want := range []string{"trace_origin", "behaviour"} {
 		if !hasSignal(top, want) {
 			t.Errorf("inventory lacks the %s signal:\n%s", want, dump(rep))
 		}
@@ -97,7 +97,7 @@ func TestSyntheticIncidentRanksTheFaultyService(t *testing.T) {
 	var sum float64
 	for _, s := range top.Signals {
 		sum += s.Value
-		if s.Reason == "" && s.Name != "onset" {
+		if s.Reason == "" {
 			t.Errorf("signal %s has no evidence line", s.Name)
 		}
 	}
@@ -423,8 +423,7 @@ func TestExplainedOutranksSymptoms(t *testing.T) {
 	for _, g := range []struct {
 		name string
 		w    float64
-	}{{"pointed_at", wPointedAt}, {"new_errors", wNewErrors}, {"error_rate", wErrorRate}, {"pattern_shift", wPatternShift},
-		{"latency", wLatency}, {"deploy", wDeploy}, {"onset", wOnset}} {
+	}{{"latency", wLatency}, {"deploy", wDeploy}} {
 		small.add(g.name, g.w, "in full")
 	}
 	weigh(in, []*scored{big, small})
@@ -432,7 +431,7 @@ func TestExplainedOutranksSymptoms(t *testing.T) {
 		t.Fatalf("explaining 88 of 91 failing traces scores %.3f, below %.3f for 3 of them with every symptom in full", big.score(), small.score())
 	}
 	if got := small.score(); math.Abs(got-(3.0/91+wSymptoms)) > 0.01 {
-		t.Errorf("3 of 91 with every symptom in full scores %.3f, want its share %.3f plus wSymptoms %.1f", got, 3.0/91, wSymptoms)
+		t.Errorf("3 of 91 with every symptom in full scores %.3f, want its share %.3f plus wSymptoms %.3f", got, 3.0/91, wSymptoms)
 	}
 	if !strings.HasPrefix(big.evidence[0], "explains 97% of the window's anomalous requests") {
 		t.Errorf("the first evidence line is %q, want the explained share", big.evidence[0])

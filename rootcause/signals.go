@@ -82,16 +82,11 @@ func (s *scored) score() float64 {
 
 // Weights of the named signals: the most a signal can add.
 const (
-	wTraceOrigin  = 4.0
-	wPointedAt    = 0.5
-	wNewErrors    = 1.5
-	wErrorRate    = 1.0
-	wPatternShift = 1.0
-	wLatency      = 1.5
-	wOnset        = 0.5
-	wDeploy       = 1.0
-	wDownstream   = -1.0
-	wBehaviour    = 2.0
+	wTraceOrigin = 4.0
+	wLatency     = 1.5
+	wDeploy      = 1.0
+	wDownstream  = -1.0
+	wBehaviour   = 2.0
 )
 
 // scorer is one named signal.
@@ -104,10 +99,6 @@ type scorer struct {
 func scorers() []scorer {
 	return []scorer{
 		{"trace_origin", scoreTraceOrigin},
-		{"pointed_at", scorePointedAt},
-		{"new_errors", scoreNewErrors},
-		{"error_rate", scoreErrorRate},
-		{"pattern_shift", scorePatternShift},
 		{"latency", scoreLatency},
 		{"call_timing", scoreCallTiming},
 		{"logged_timing", scoreLoggedTiming},
@@ -136,113 +127,6 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 	}
 	s.explain("trace_origin", sv.suspect)
 	s.add("trace_origin", wTraceOrigin*share, reason)
-}
-
-func scorePointedAt(in *inputs, s *scored) {
-	sv := in.traces.services[s.service]
-	if sv == nil || len(sv.pointedBy) == 0 {
-		return
-	}
-	callers := sortedKeys(sv.pointedBy)
-	n := 0
-	for _, c := range callers {
-		n += sv.pointedBy[c]
-	}
-	reason := fmt.Sprintf("its callers' errors point at it (%s: %s)", joinCut(callers, 4), plural(n, "trace"))
-	if len(sv.via) > 0 {
-		reason += fmt.Sprintf(", through %s, whose own failures point here", joinCut(sortedKeys(sv.via), 3))
-	}
-	// Pointing errors as frequent as in the baseline are the usual noise
-	// (discounted by novelty, as for trace_origin).
-	share := sv.pointedW / float64(n)
-	if share < 0.75 {
-		reason += " (discounted: the same errors occur in the baseline)"
-	}
-	s.add("pointed_at", wPointedAt*math.Min(1, float64(len(callers))/2)*share, reason)
-}
-
-func scoreNewErrors(in *inputs, s *scored) {
-	if in.base.records == 0 {
-		return
-	}
-	w := in.win.services[s.service]
-	if w == nil {
-		return
-	}
-	b := in.base.services[s.service]
-	var n, tmpls int
-	var weighted float64
-	var first time.Time
-	for t, ts := range w.templates {
-		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) {
-			continue
-		}
-		n += ts.errors + ts.warns
-		// A warning (a retry, a fallback taken) is a weaker sign than an error.
-		// Absent from the baseline as surely as the baseline was long
-		// enough to show it (exposure).
-		weighted += (float64(ts.errors) + 0.2*float64(ts.warns)) * exposure(float64(ts.count)/in.win.minutes(), in.base.minutes())
-		tmpls++
-		if first.IsZero() || ts.first.Before(first) {
-			first = ts.first
-		}
-	}
-	if n == 0 {
-		return
-	}
-	s.note(first)
-	s.add("new_errors", wNewErrors*math.Min(1, weighted/5),
-		fmt.Sprintf("%d error/warning lines of %d signatures of its own, absent in the %s before", n, tmpls, in.baseLabel()))
-}
-
-func scoreErrorRate(in *inputs, s *scored) {
-	w := in.win.services[s.service]
-	if w == nil || w.ownErrors == 0 || in.base.records == 0 {
-		return // without a baseline a rate says nothing of a change
-	}
-	rw := float64(w.ownErrors) / in.win.minutes()
-	rb := 0.0
-	if b := in.base.services[s.service]; b != nil && in.base.records > 0 {
-		rb = float64(b.ownErrors) / in.base.minutes()
-	}
-	ratio := (rw + 0.5) / (rb + 0.5)
-	if ratio < 2 {
-		return
-	}
-	s.note(w.firstOwn)
-	s.add("error_rate", wErrorRate*math.Min(1, math.Log2(ratio)/5),
-		fmt.Sprintf("%.1f errors/min of its own against %.1f/min in the %s before", rw, rb, in.baseLabel()))
-}
-
-func scorePatternShift(in *inputs, s *scored) {
-	w, b := in.win.services[s.service], in.base.services[s.service]
-	if w == nil || b == nil || in.base.records == 0 {
-		return
-	}
-	if hasUnits(in, s.service) {
-		// Its operations' behaviour, conditioned on each operation, says
-		// the same without the changes of traffic mix (behaviour).
-		return
-	}
-	scale := in.win.minutes() / in.base.minutes()
-	var appeared, vanished int
-	for t, ts := range w.templates {
-		if b.templates[t] == nil && ts.count >= 3 && ts.errors == 0 {
-			appeared++
-		}
-	}
-	for t, ts := range b.templates {
-		if w.templates[t] == nil && float64(ts.count)*scale >= 5 {
-			vanished++
-		}
-	}
-	total := max(len(b.templates), 1)
-	frac := float64(appeared+vanished) / float64(total)
-	if appeared+vanished < 2 || frac < 0.1 {
-		return
-	}
-	s.add("pattern_shift", wPatternShift*math.Min(1, frac*2),
-		fmt.Sprintf("%d log patterns appeared and %d stopped, of %d it usually writes", appeared, vanished, total))
 }
 
 func scoreLatency(in *inputs, s *scored) {
@@ -351,19 +235,6 @@ func fmtDur(ns float64) string {
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// hasUnits reports whether svc's operations were seen in both periods, so
-// that its behaviour can be compared operation by operation.
-func hasUnits(in *inputs, svc string) bool {
-	for k, ws := range in.win.ops {
-		if k.svc == svc && ws.units >= minUnits {
-			if bs := in.base.ops[k]; bs != nil && bs.units >= minUnits {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // minOpSpans is how many spans an operation needs in each period for its
 // median self time to be compared.
 const minOpSpans = 8
@@ -400,5 +271,5 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "onset", "deploy_effect", "downstream", "end_state", "crashed", "was_down", "breaker_address", "usual_origin", "queueing")
+	return append(out, "deploy_effect", "downstream", "end_state", "crashed", "queueing")
 }

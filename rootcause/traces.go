@@ -19,9 +19,6 @@ type traceVotes struct {
 	news     float64
 	services map[string]*serviceVotes
 	edges    map[[2]string]*Edge
-	// guards counts, per service, the dependencies its breaker lines of
-	// failing traces name (for correlate.AddressGuard).
-	guards map[string]map[string]int
 }
 
 // serviceVotes collects, for one service, the failing traces that point at it.
@@ -124,11 +121,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			return
 		}
 		tv.failed++
-		if !opt.Off["breaker_address"] {
-			tv.addGuards(res)
-		}
 		v := newVote(res, entryOf(recs), 0)
-		v.later = laterOwnErrors(res, recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
 		w.countAfterCalls(res)
@@ -141,9 +134,6 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			h := &votes[i].hops[j]
 			h.weight = novelty(w, b, h.from, h.sig)
 		}
-	}
-	if !opt.Off["usual_origin"] {
-		passUsualOrigins(votes, w, b)
 	}
 	resolveNames(votes, w, b, tv)
 	keepTroubledVotes(votes, w, b)
@@ -186,49 +176,6 @@ type vote struct {
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
-	// later are the trace's errors after the origin that are other
-	// services' own (usual_origin).
-	later []correlate.Event
-}
-
-// laterOwnErrors lists, in causal order, the errors of a failing trace
-// after its origin that are their service's own failure (they point at
-// no dependency and say what failed), one per service other than the
-// origin's. A bare 5xx says only that a call failed, not what.
-func laterOwnErrors(res *correlate.Result, recs []schema.Record) []correlate.Event {
-	var out []correlate.Event
-	seen := map[string]bool{res.Origin.Service: true}
-	for _, f := range res.Failures {
-		if !f.Error || seen[f.Service] || f.Target != "" && f.Target != f.Service || f.Class.PointsElsewhere() || f.Class == schema.KindTransient {
-			continue
-		}
-		seen[f.Service] = true
-		e := correlate.Event{Service: f.Service, Timestamp: f.Time, Class: f.Class, Signature: f.Signature, Operation: f.Operation}
-		if f.Record >= 0 && f.Record < len(recs) {
-			e.Message, e.SpanID = recs[f.Record].Body, recs[f.Record].SpanID
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// passUsualOrigins is the rule usual_origin: a trace whose first error is
-// the usual noise of its service (its novelty weight below newVoteWeight)
-// and points nowhere votes for its first later error of another service's
-// own that is news: the noise came first by chance.
-func passUsualOrigins(votes []vote, w, b *period) {
-	for i := range votes {
-		v := &votes[i]
-		if v.weight >= newVoteWeight || v.target != v.origin.Service {
-			continue
-		}
-		for _, e := range v.later {
-			if nw := novelty(w, b, e.Service, e.Signature); nw >= newVoteWeight {
-				v.origin, v.target, v.kind, v.weight, v.hops = e, e.Service, e.Class, nw, nil
-				break
-			}
-		}
-	}
 }
 
 // hop is one error of a trace's cascade that points at a dependency.
@@ -493,23 +440,6 @@ func (tv *traceVotes) edgeList() []Edge {
 	return out
 }
 
-// addGuards counts the dependencies the breaker lines of a failing trace
-// name, per service whose breaker it is.
-func (tv *traceVotes) addGuards(res *correlate.Result) {
-	for _, f := range res.Failures {
-		if f.Class != schema.KindCircuitOpen || f.Target == "" || f.Target == f.Service {
-			continue
-		}
-		if tv.guards == nil {
-			tv.guards = map[string]map[string]int{}
-		}
-		if tv.guards[f.Service] == nil {
-			tv.guards[f.Service] = map[string]int{}
-		}
-		tv.guards[f.Service][f.Target]++
-	}
-}
-
 // callees lists the services svc calls, per the window's spans.
 func (tv *traceVotes) callees(svc string) []string {
 	var out []string
@@ -540,9 +470,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		a, ok := aliases[k]
 		if !ok {
 			if correlate.IsAddress(v.target) {
-				if a = w.peerAt(v.target); a == "" {
-					a = correlate.AddressGuard(tv.guards[v.origin.Service])
-				}
+				a = w.peerAt(v.target)
 			} else {
 				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
 			}
