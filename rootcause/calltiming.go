@@ -495,9 +495,6 @@ type timingFinding struct {
 	slowed   float64
 	reason   string
 	examples []schema.TraceID
-	// queued says, for calls into it that waited longer, how their spread
-	// grew (see shift.spread); "" when it did not grow so.
-	queued string
 }
 
 // timingFindings localises the window's timing shifts on the call graph.
@@ -634,7 +631,6 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
-			f.queued = ss.in.spread()
 		default:
 			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
@@ -654,25 +650,6 @@ func (s *shift) quantiles() string {
 		q += fmt.Sprintf(", p95 %s → %s", fmtDur(s.b95), fmtDur(s.w95))
 	}
 	return q
-}
-
-// queueSpread is how much more than its median moved the spread of a
-// set's samples (p95 less p50) must grow for the waits to be queueing: a
-// delay shifts the distribution, queueing stretches it, and its tail then
-// moves further than its middle.
-const queueSpread = 1.0
-
-// spread says how the spread of the samples of the set's member whose
-// median rose most grew, when it grew by more than queueSpread times what
-// the median moved: a delay on the wire shifts every call by about the
-// same time, a process short of CPU queues them, some much longer than
-// others. "" when it did not.
-func (s *shift) spread() string {
-	moved, grew := s.w50-s.b50, (s.w95-s.w50)-(s.b95-s.b50)
-	if moved <= 0 || grew <= queueSpread*moved {
-		return ""
-	}
-	return fmt.Sprintf("p95 less p50 %s → %s, while p50 moved %s", fmtDur(s.b95-s.b50), fmtDur(s.w95-s.w50), fmtDur(moved))
 }
 
 // mergeShift adds an edge's shift into a service's.
@@ -734,17 +711,6 @@ func scoreCallTiming(in *inputs, s *scored) {
 	if s.kind == "" {
 		s.timingKind = f.kind
 	}
-	reason := f.reason
-	if f.kind == schema.KindNetworkDelay && f.queued != "" && !in.off["queueing"] {
-		// Calls into it waited longer and their waits spread: requests
-		// queued before its handler ran, as in a process short of CPU
-		// whose spans time only the handler.
-		s.wire = 0
-		if s.kind == "" {
-			s.timingKind = schema.KindCPUStarvation
-		}
-		reason += fmt.Sprintf("; their waits spread (%s): requests queued before its handler ran, as in a process short of CPU [queueing]", f.queued)
-	}
 	s.ownExamples = f.examples
 	// The share of slowed calls is spread over a service's pods when one
 	// of them is at fault: its square root weighs a third of the calls
@@ -758,7 +724,7 @@ func scoreCallTiming(in *inputs, s *scored) {
 		}
 	}
 	s.explain("call_timing", f.slowed)
-	s.add("call_timing", v, reason)
+	s.add("call_timing", v, f.reason)
 }
 
 // waitsAreCallers reports whether call_timing put the longer waits of

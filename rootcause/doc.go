@@ -245,9 +245,11 @@
 // its score. Each rule pays for itself in `analyze eval --ablate` over
 // every set: pointed_at, new_errors, error_rate, pattern_shift, onset,
 // was_down, breaker_address (as a vote adjuster here; correlate keeps its
-// own) and usual_origin were deleted when turning them off changed
-// nothing, pooled over both real sets and the simulator at a 15-minute and
-// a one-minute baseline. Its
+// own), usual_origin and queueing (calls whose waits spread as well as
+// shifted read as cpu-starvation: right on Online Boutique, wrong on the
+// simulator's network delays, which spread) were deleted when turning
+// them off changed nothing, pooled over both real sets and the simulator
+// at a 15-minute and a one-minute baseline. Its
 // name ends each evidence line it writes ("… [call_timing]") and is the
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
@@ -271,9 +273,6 @@
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //	              (never below its call_timing measured net of its
 //	              callees; scaled by 1 − how surely its network is slow)
-//	queueing      calls into it waited longer and their spread grew  kind    spread grew ≥ queueSpread (1) × the queueing.txtar
-//	              more than their median moved: cpu-starvation, not           median's move
-//	              network-delay
 //
 // Kind rules, when a candidate's kind is chosen (describe, in rank.go; each
 // writes an evidence line when it decides):

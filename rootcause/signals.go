@@ -271,5 +271,5 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "deploy_effect", "downstream", "end_state", "crashed", "queueing")
+	return append(out, "deploy_effect", "downstream", "end_state", "crashed")
 }
