@@ -137,8 +137,9 @@
 // where E is what it explains, N the anomalous requests of all candidates
 // together (the failing traces' novelty and every candidate's slowed and
 // changed requests), and S the sum of its own symptom signals on their
-// weights (latency, deploy, less downstream; symptomScale is their most).
-// wSymptoms is 1/14: symptoms order candidates that explain about as much
+// weights (new_errors, latency, deploy, less downstream; symptomScale is
+// their most), each adding symptomUnit (0.2/7) per unit of its weight, so
+// wSymptoms is 0.114 in all: symptoms order candidates that explain about as much
 // and rank those that explain nothing measurable; they never carry a
 // candidate that explains little above one that explains much. A
 // candidate's kind comes from its own lines and the timing's mechanism
@@ -243,19 +244,22 @@
 // requests); the others' weights are their most on the symptom scale
 // (symptomScale), of which a candidate's symptoms add at most wSymptoms to
 // its score. Each rule pays for itself in `analyze eval --ablate` over
-// every set: pointed_at, new_errors, error_rate, pattern_shift, onset,
-// was_down, breaker_address (as a vote adjuster here; correlate keeps its
+// every set: pointed_at, error_rate, pattern_shift, onset, was_down, breaker_address (as a vote adjuster here; correlate keeps its
 // own), usual_origin and queueing (calls whose waits spread as well as
 // shifted read as cpu-starvation: right on Online Boutique, wrong on the
 // simulator's network delays, which spread) were deleted when turning
 // them off changed nothing, pooled over both real sets and the simulator
-// at a 15-minute and a one-minute baseline. Its
+// at a 15-minute and a one-minute baseline (new_errors alone changed
+// nothing either, but with error_rate gone too one nezha-tt case fell: it
+// stays). Its
 // name ends each evidence line it writes ("… [call_timing]") and is the
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
 //	rule          condition                                          weight  constants                           test (testdata/)
 //	trace_origin  failing traces whose suspect it is, by novelty      E       two-sigma Poisson novelty,          trace_origin.txtar, chains_test.go
 //	              (explains them)                                             exposure
+//	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2,     new_errors.txtar
+//	              (as surely as the baseline would have shown them)           exposure
 //	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor; ×0.25      latency.txtar
 //	              (×0.25 when call_timing puts the wait on a callee;
 //	              with call_timing, which reads the same spans, the two

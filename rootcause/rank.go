@@ -68,12 +68,13 @@ func rank(in *inputs) []Candidate {
 
 // Weights of the ranking (see doc.go, "Ranking").
 const (
-	// wSymptoms is the most a candidate's own symptoms add to the share
-	// of the anomalous requests it explains.
-	wSymptoms = 1.0 / 14
+	// symptomUnit is what a symptom signal adds to the score per unit of
+	// its weight, at most: new_errors in full (1.5) adds 0.043.
+	symptomUnit = 0.2 / 7
 	// symptomScale is the most the symptom signals add up to on their
-	// weights: wSymptoms of a candidate that shows them all in full.
-	symptomScale = wLatency + wDeploy
+	// weights, and wSymptoms the most they add to a candidate's score.
+	symptomScale = wNewErrors + wLatency + wDeploy
+	wSymptoms    = symptomUnit * symptomScale
 )
 
 // weigh turns the signals into the ranking's terms: an explaining rule's
@@ -96,7 +97,7 @@ func weigh(in *inputs, all []*scored) {
 			if n := s.explains[g.Name]; n > 0 && total > 0 {
 				g.Value = round3(n / total)
 			} else {
-				g.Value = round3(wSymptoms * g.Value / symptomScale)
+				g.Value = round3(symptomUnit * g.Value)
 			}
 		}
 		if n := s.explained(); n > 0 && total > 0 {

@@ -89,7 +89,7 @@ func TestSyntheticIncidentRanksTheFaultyService(t *testing.T) {
 	if top.Service != "inventory" {
 		t.Fatalf("top candidate %s, want inventory; candidates:\n%s", top.Service, dump(rep))
 	}
-	for _, want := range []string{"trace_origin", "behaviour"} {
+	for _, want := range []string{"trace_origin", "new_errors", "behaviour"} {
 		if !hasSignal(top, want) {
 			t.Errorf("inventory lacks the %s signal:\n%s", want, dump(rep))
 		}
@@ -423,7 +423,7 @@ func TestExplainedOutranksSymptoms(t *testing.T) {
 	for _, g := range []struct {
 		name string
 		w    float64
-	}{{"latency", wLatency}, {"deploy", wDeploy}} {
+	}{{"new_errors", wNewErrors}, {"latency", wLatency}, {"deploy", wDeploy}} {
 		small.add(g.name, g.w, "in full")
 	}
 	weigh(in, []*scored{big, small})

@@ -83,6 +83,7 @@ func (s *scored) score() float64 {
 // Weights of the named signals: the most a signal can add.
 const (
 	wTraceOrigin = 4.0
+	wNewErrors   = 1.5
 	wLatency     = 1.5
 	wDeploy      = 1.0
 	wDownstream  = -1.0
@@ -99,6 +100,7 @@ type scorer struct {
 func scorers() []scorer {
 	return []scorer{
 		{"trace_origin", scoreTraceOrigin},
+		{"new_errors", scoreNewErrors},
 		{"latency", scoreLatency},
 		{"call_timing", scoreCallTiming},
 		{"logged_timing", scoreLoggedTiming},
@@ -167,6 +169,40 @@ func scoreLatency(in *inputs, s *scored) {
 	}
 	s.anomalous = true
 	s.add("latency", v, reason)
+}
+
+func scoreNewErrors(in *inputs, s *scored) {
+	if in.base.records == 0 {
+		return
+	}
+	w := in.win.services[s.service]
+	if w == nil {
+		return
+	}
+	b := in.base.services[s.service]
+	var n, tmpls int
+	var weighted float64
+	var first time.Time
+	for t, ts := range w.templates {
+		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) {
+			continue
+		}
+		n += ts.errors + ts.warns
+		// A warning (a retry, a fallback taken) is a weaker sign than an error.
+		// Absent from the baseline as surely as the baseline was long
+		// enough to show it (exposure).
+		weighted += (float64(ts.errors) + 0.2*float64(ts.warns)) * exposure(float64(ts.count)/in.win.minutes(), in.base.minutes())
+		tmpls++
+		if first.IsZero() || ts.first.Before(first) {
+			first = ts.first
+		}
+	}
+	if n == 0 {
+		return
+	}
+	s.note(first)
+	s.add("new_errors", wNewErrors*math.Min(1, weighted/5),
+		fmt.Sprintf("%d error/warning lines of %d signatures of its own, absent in the %s before", n, tmpls, in.baseLabel()))
 }
 
 func scoreDeploy(in *inputs, s *scored) {
