@@ -26,6 +26,8 @@ type opKey struct{ svc, op string }
 type opStat struct {
 	units  int
 	traces int // traces with an execution of it
+	// seen is the number of the last trace that counted in traces.
+	seen   int
 	events map[string]int
 	// first is when an event was first seen (window only, for onset).
 	first map[string]time.Time
@@ -228,7 +230,7 @@ func (p *period) account(recs []schema.Record) {
 	sc := p.scratch
 	older := len(recs) > 0 && recs[0].Time.Before(p.split)
 	stats := make(map[unitRef]*opStat, len(sc.units))
-	seen := make(map[opKey]bool, len(sc.units))
+	p.traceSeq++
 	for _, u := range sc.units {
 		k := opKey{svc: u.svc}
 		if u.span >= 0 {
@@ -239,9 +241,9 @@ func (p *period) account(recs []schema.Record) {
 			st = &opStat{events: map[string]int{}, first: map[string]time.Time{}}
 			p.ops[k] = st
 		}
-		if st.units++; !seen[k] {
+		if st.units++; st.seen != p.traceSeq {
 			st.traces++
-			seen[k] = true
+			st.seen = p.traceSeq
 		}
 		if older {
 			if st.older == nil {

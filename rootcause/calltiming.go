@@ -120,7 +120,8 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
-	// durs is each window trace's duration (addDuration).
+	// durs is each window trace's duration, from its first span's start
+	// to its last span's end.
 	durs map[schema.TraceID]float64
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
@@ -189,13 +190,19 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		return
 	}
 	id := recs[0].TraceID
-	if tm.keep {
-		tm.addDuration(recs)
-	}
+	var first, last time.Time // the trace's span (window)
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == "" {
 			continue
+		}
+		if tm.keep {
+			if end := r.Time.Add(r.Duration); last.IsZero() || end.After(last) {
+				last = end
+			}
+			if first.IsZero() || r.Time.Before(first) {
+				first = r.Time
+			}
 		}
 		var k *spanKids
 		if j, ok := tm.idx[r.SpanID]; ok && tm.spans[j].n > 0 {
@@ -238,29 +245,12 @@ func (p *period) addCallTimes(recs []schema.Record) {
 			}
 		}
 	}
-}
-
-// addDuration notes how long a window trace took, from its first span's
-// start to its last span's end.
-func (tm *timing) addDuration(recs []schema.Record) {
-	var first, last time.Time
-	for i := range recs {
-		if r := &recs[i]; r.Type == schema.TypeSpan {
-			if end := r.Time.Add(r.Duration); last.IsZero() || end.After(last) {
-				last = end
-			}
-			if first.IsZero() || r.Time.Before(first) {
-				first = r.Time
-			}
+	if !first.IsZero() {
+		if tm.durs == nil {
+			tm.durs = map[schema.TraceID]float64{}
 		}
+		tm.durs[id] = float64(last.Sub(first))
 	}
-	if first.IsZero() {
-		return
-	}
-	if tm.durs == nil {
-		tm.durs = map[schema.TraceID]float64{}
-	}
-	tm.durs[recs[0].TraceID] = float64(last.Sub(first))
 }
 
 func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {

@@ -22,6 +22,8 @@ type period struct {
 	// callees maps a call event to the service it calls.
 	callees map[string]string
 	scratch *behaviourScratch
+	// traceSeq numbers the traces account has seen (opStat.seen).
+	traceSeq int
 	// shifts caches behaviourShifts per service (window only).
 	shifts map[string][]behaviourShift
 	// split, when set, divides a baseline into its older and newer halves:
