@@ -119,15 +119,22 @@ func runAll(t *testing.T, paths []string) *Summary {
 	}
 	var rs []CaseResult
 	for _, d := range dirs {
-		c, err := LoadCase(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := RunCase(context.Background(), c, Options{WorkDir: t.TempDir(), Baselines: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, *r)
+		rs = append(rs, *runCase(t, d))
 	}
 	return Summarize(rs)
+}
+
+// runCase scores one case folder, with the baseline methods beside the
+// analysis.
+func runCase(t *testing.T, dir string) *CaseResult {
+	t.Helper()
+	c, err := LoadCase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunCase(context.Background(), c, Options{WorkDir: t.TempDir(), Baselines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -1,7 +1,6 @@
 package evaluate
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -227,14 +226,7 @@ func TestBaselinesOnSimulatedIncidents(t *testing.T) {
 				known[p] = true
 			}
 		}
-		cs, err := LoadCase(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := RunCase(context.Background(), cs, Options{WorkDir: t.TempDir(), Baselines: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runCase(t, dir)
 		if len(r.Baselines) != len(BaselineMethods()) {
 			t.Fatalf("%s: baselines %v, want one result per method %q", c.fault, r.Baselines, BaselineMethods())
 		}

@@ -418,11 +418,10 @@ func (sh *behaviourShift) weight() float64 {
 	return sh.strength
 }
 
-// Thresholds of a behaviour shift: enough executions on both sides, a
-// change in the share of executions of at least minShareShift, and a
-// two-proportion z score of at least minShiftZ.
+// Thresholds of a behaviour shift: a change in the share of executions of
+// at least minShareShift, with a two-proportion z score of at least
+// minShiftZ (which few executions cannot reach).
 const (
-	minUnits      = 4
 	minShareShift = 0.3
 	minShiftZ     = 3.0
 	// fullSupport is how many executions must have changed for a shift

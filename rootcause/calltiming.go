@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -77,7 +78,8 @@ const (
 // timingStat is the samples of one call edge or one operation in a period.
 type timingStat struct {
 	ns []float64
-	// ids are the samples' traces (the window only).
+	// ids are the samples' traces, one per sample ("" when a sample's
+	// trace is unknown); the window only.
 	ids []schema.TraceID
 	// failed counts the calls that failed (an error status on the span
 	// of the call, or on the callee's span).
@@ -93,10 +95,13 @@ type timedTrace struct {
 
 func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 	t.ns = append(t.ns, ns)
-	if !keep || id == "" {
+	if !keep {
 		return
 	}
 	t.ids = append(t.ids, id)
+	if id == "" {
+		return
+	}
 	if len(t.slowest) < maxTimingEx {
 		t.slowest = append(t.slowest, timedTrace{ns, id})
 		return
@@ -266,24 +271,21 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
 // sort sorts the samples, and their traces with them: quantile sorts a
 // slice in place, which would part the samples from their traces.
 func (t *timingStat) sort() {
-	if slices.IsSorted(t.ns) {
-		return
-	}
 	if len(t.ids) != len(t.ns) {
-		slices.Sort(t.ns)
-		t.ids = nil
+		slices.Sort(t.ns) // a baseline's: no traces
 		return
 	}
-	idx := make([]int, len(t.ns))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(t.ns[a], t.ns[b]) })
-	ns, ids := make([]float64, len(idx)), make([]schema.TraceID, len(idx))
-	for i, j := range idx {
-		ns[i], ids[i] = t.ns[j], t.ids[j]
-	}
-	t.ns, t.ids = ns, ids
+	sort.Sort(byDuration{t})
+}
+
+// byDuration sorts a timingStat's samples and traces together.
+type byDuration struct{ *timingStat }
+
+func (d byDuration) Len() int           { return len(d.ns) }
+func (d byDuration) Less(i, j int) bool { return d.ns[i] < d.ns[j] }
+func (d byDuration) Swap(i, j int) {
+	d.ns[i], d.ns[j] = d.ns[j], d.ns[i]
+	d.ids[i], d.ids[j] = d.ids[j], d.ids[i]
 }
 
 // isConsumer reports whether a span consumes a message: its parent handed
@@ -445,34 +447,39 @@ func (s *shift) merge(w, b *timingStat, what string) {
 		s.failing = true
 	}
 	b50, b95 := quantile(b.ns, 0.5), quantile(b.ns, 0.95)
-	s.tail.count(w, b, b95*slowFactor+slowFloorNs, b50)
-	s.mid.count(w, b, 2*b50+slowFloorNs, b50)
+	slow := s.tail.count(w, b, b95*slowFactor+slowFloorNs, b50)
+	slow += s.mid.count(w, b, 2*b50+slowFloorNs, b50)
 	if w50 := quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
 		s.b50, s.w50, s.what = b50, w50, what
 		s.b95, s.w95 = b95, quantile(w.ns, 0.95)
 	}
 	s.n += len(w.ns)
-	s.examples = append(s.examples, w.slowest...)
+	if slow > 0 {
+		s.examples = append(s.examples, w.slowest...)
+	}
 }
 
 // count tallies w's samples beyond limit, and what chance gives from b's;
-// b50 is b's median.
-func (t *tally) count(w, b *timingStat, limit, b50 float64) {
+// b50 is b's median. It returns how many of w's were slow.
+func (t *tally) count(w, b *timingStat, limit, b50 float64) int {
 	k := 0
 	for _, v := range b.ns {
 		if v > limit {
 			k++
 		}
 	}
+	slow := 0
 	for i, v := range w.ns {
 		if v > limit {
-			t.slow++
-			if i < len(w.ids) {
+			slow++
+			if i < len(w.ids) && w.ids[i] != "" {
 				t.note(w.ids[i], v-b50)
 			}
 		}
 	}
+	t.slow += slow
 	t.expect += float64(len(w.ns)) * exceedance(k, len(b.ns))
+	return slow
 }
 
 // timingFinding is what call_timing concludes about one service.
@@ -650,7 +657,9 @@ func (s *shift) mergeShift(e *shift) {
 	s.n += e.n
 	s.tail.add(&e.tail)
 	s.mid.add(&e.mid)
-	s.examples = append(s.examples, e.examples...)
+	if e.tail.slow+e.mid.slow > 0 {
+		s.examples = append(s.examples, e.examples...)
+	}
 }
 
 func callerList(cs []string) string {

@@ -115,7 +115,7 @@ func explainedParts(ex map[string]float64) string {
 		"deploy_effect": "failing traces in calls from its new version",
 		"call_timing":   "requests its timing slowed",
 		"logged_timing": "requests its stated durations slowed",
-		"behaviour":     "executions whose behaviour changed",
+		"behaviour":     "traces whose execution changed",
 	}
 	var parts []string
 	for _, name := range sortedKeys(ex) {
