@@ -61,7 +61,21 @@
 // variable, all-variable tokens, the program token) in two lengths or more
 // merge: a segment that comes and goes ("(1.2 KB)", "(took 3ms)", "*64")
 // does not split a template. Parts whose final template texts are equal
-// merge. Because the miner counts, it masks less than [Mask]: plain-word
+// merge.
+//
+// What varies between lines of one statement is a variable whatever its
+// shape, so the masks are a fast path, not the only way a word becomes a
+// variable (see variable.go). A position's few words do not split it when
+// at least two of them also vary in another statement (users, hosts:
+// values recur, event words do not). Then parts that differ only where
+// their lines vary merge: parts equal but at one position whose words are
+// a variable (one of them already is, or more than MaxVariants), and parts
+// whose templates match position by position with <*> standing for any
+// text, empty included, or do so with one all-variable token left out. So
+// a host the masker does not know ("proxyhost:80", a name under a country
+// or newer domain, an IPv6 address in brackets) joins its statement even
+// as the first word, and so does a line whose leading program is empty
+// (": error ...") or missing. Because the miner counts, it masks less than [Mask]: plain-word
 // values of key=value stay for it to judge.
 //
 // Ids are derived from template texts ([TemplateID]): Add returns the id of
@@ -73,7 +87,10 @@
 // No rule names a system's tokens or messages; each is checked on the ten
 // loghub-2k systems (TestLoghubGroupingAccuracy, TestLoghubLeaveOneOut,
 // which picks the tunables on nine systems and measures the tenth) and on
-// generated log families the miner was not tuned on (TestGeneratedFamilies).
+// generated log families the miner was not tuned on (TestGeneratedFamilies,
+// and TestShapeFamilies for hosts of any shape and empty fields). The
+// constants of the rules below that have no tunable are the smallest that
+// mean anything (two shared words), not fitted.
 //
 //	rule            condition                                      constant           test
 //	host-or-file    dotted labels ending in a TLD or extension     isTLD, isFileExt   TestIsHostOrFile, TestMask
@@ -86,4 +103,8 @@
 //	quoted-name     quoted phrase of words, more plain than <*>    maxQuoted = 8      TestMinerQuotedNames
 //	optional        same skeleton in two lengths merges            maxOptionalRun = 4 TestMinerOptionalSegment, TestSkeleton
 //	event-words     2..MaxVariants plain words split a group       DefaultMaxVariants TestMinerGroups
+//	recurring       two words also varying in another statement    minRecurring = 2   TestMinerRecurringValues
+//	siblings        equal but at one position, whose words vary    minShared = 2      TestMinerHostOfAnyShape
+//	instances       match position by position, <*> any text       minShared = 2      TestMinerHostOfAnyShape, TestMinerEmptyLeadingField
+//	missing-var     the same, one all-variable token left out      minShared = 2      TestMinerEmptyLeadingField, TestMinerEventWordsStay
 package patterns

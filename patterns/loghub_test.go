@@ -16,15 +16,25 @@ import (
 // loghubSystems are the ten systems of loghub-2k.
 var loghubSystems = []string{"Apache", "BGL", "HDFS", "HPC", "Hadoop", "HealthApp", "Linux", "OpenSSH", "OpenStack", "Zookeeper"}
 
-// The Grouping Accuracy the miner must keep: the average it reaches (0.978
-// in input order; 0.972 before issue 18) less a little slack, and a floor
-// for every system. Raw lines, headers and all, as `analyze patterns` reads
-// them, reach 0.898 (0.902 before issue 18).
+// The Grouping Accuracy the miner must keep: the average it reaches (0.977
+// in input order; 0.978 before issue 29, 0.972 before issue 18) less a
+// little slack, and a floor for every system: 0.80, and no more than 0.02
+// below what it reached before issue 29 (systemGABefore29). Raw lines,
+// headers and all, as `analyze patterns` reads them, reach 0.898 (0.902
+// before issue 18).
 const (
-	minAverageGA    = 0.96
+	minAverageGA    = 0.97
 	minSystemGA     = 0.80
+	maxSystemDrop   = 0.02
 	minAverageRawGA = 0.89
 )
+
+// systemGABefore29 is each system's GA before issue 29 made variables of
+// whatever varies.
+var systemGABefore29 = map[string]float64{
+	"Apache": 1.000, "BGL": 0.993, "HDFS": 1.000, "HPC": 0.951, "Hadoop": 0.962,
+	"HealthApp": 1.000, "Linux": 0.940, "OpenSSH": 0.999, "OpenStack": 0.946, "Zookeeper": 0.995,
+}
 
 // datasetDir is shared/datasets/NAME beside the repository (see testenv).
 func datasetDir(t testing.TB, name string) string { return testenv.Datasets(t, name) }
@@ -101,8 +111,8 @@ func TestLoghubGroupingAccuracy(t *testing.T) {
 		ga := groupingAccuracy(lines, pred)
 		sum += ga
 		t.Logf("%-10s GA %.3f  (%d lines, %d templates)", sys, ga, len(lines), countDistinct(pred))
-		if ga < minSystemGA {
-			t.Errorf("%s: grouping accuracy %.3f, want at least %.2f", sys, ga, minSystemGA)
+		if floor := max(minSystemGA, systemGABefore29[sys]-maxSystemDrop); ga < floor-1e-9 {
+			t.Errorf("%s: grouping accuracy %.3f, want at least %.3f", sys, ga, floor)
 		}
 		if os.Getenv("PATTERNS_DEBUG") == sys {
 			t.Log(explainErrors(lines, pred))

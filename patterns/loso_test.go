@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// Floors for the leave-one-system-out check (issue 18): the miner's
-// tunables are chosen on nine loghub-2k systems and measured on the tenth.
+// Floors for the leave-one-system-out check (issue 18; raised to issue
+// 29's): the miner's tunables are chosen on nine loghub-2k systems and
+// measured on the tenth.
 const (
-	minLOSOMeanGA   = 0.93
-	minLOSOSystemGA = 0.80
+	minLOSOMeanGA   = 0.96
+	minLOSOSystemGA = 0.85
 )
 
 // tunables is the grid of the miner's tunable parameters that the

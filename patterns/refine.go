@@ -15,10 +15,11 @@ func (m *Miner) compact() {
 	m.dirty = false
 	m.final = map[string]*Template{}
 	var parts [][]*leaf
+	rec := m.recurring()
 	for _, g := range m.groups {
-		parts = append(parts, m.refine(g)...)
+		parts = append(parts, m.refine(g, rec)...)
 	}
-	for _, part := range mergeOptional(parts) {
+	for _, part := range m.mergeVariable(mergeOptional(parts)) {
 		m.publish(part)
 	}
 }
@@ -73,8 +74,8 @@ func (m *Miner) publish(part []*leaf) {
 // that take few distinct words (event words, not variables). A position
 // where some leaf holds a masked <*> is a variable. Parts keep the order in
 // which their first leaf arrived.
-func (m *Miner) refine(g *coarse) [][]*leaf {
-	split := m.splitPositions(g)
+func (m *Miner) refine(g *coarse, rec map[slot]bool) [][]*leaf {
+	split := m.splitPositions(g, rec)
 	if len(split) == 0 {
 		return [][]*leaf{g.leaves}
 	}
@@ -111,7 +112,7 @@ func (m *Miner) refine(g *coarse) [][]*leaf {
 // less a leading program token when one of its leaves has a pid or a
 // masked name in brackets ("CRON[<*>]:" and "crond[<*>]:", "[<*>]" and
 // "[api]"): a logger's class names its event, a process does not.
-func (m *Miner) splitPositions(g *coarse) []int {
+func (m *Miner) splitPositions(g *coarse, rec map[slot]bool) []int {
 	if m.cfg.MaxVariants < 0 || len(g.leaves) < 2 {
 		return nil
 	}
@@ -120,8 +121,8 @@ func (m *Miner) splitPositions(g *coarse) []int {
 	prog := len(g.tokens) > 1 && slices.ContainsFunc(g.leaves, pid) &&
 		!slices.ContainsFunc(g.leaves, func(l *leaf) bool { return !isProgram(l.tokens) })
 	for p, t := range g.tokens {
-		if t != Wildcard || (p == 0 && prog) {
-			continue // the process that wrote a message is not its event
+		if t != Wildcard || (p == 0 && prog) || rec[slot{g, p}] {
+			continue // the process that wrote a message is not its event, nor is a recurring value
 		}
 		if n := variants(g.leaves, p, m.cfg.MaxVariants); n >= 2 && n <= m.cfg.MaxVariants {
 			out = append(out, p)
