@@ -241,9 +241,11 @@ func (s *Server) replyOTLPError(w http.ResponseWriter, r *http.Request, status i
 // gRPC status codes of google.rpc.Status answers.
 const (
 	rpcInvalidArgument   = 3
+	rpcDeadlineExceeded  = 4
 	rpcResourceExhausted = 8
 	rpcInternal          = 13
 	rpcUnavailable       = 14
+	rpcUnauthenticated   = 16
 )
 
 // rpcCodeOf is the gRPC code of an HTTP status, per the usual mapping.
@@ -255,6 +257,10 @@ func rpcCodeOf(status int) int {
 		return rpcResourceExhausted
 	case http.StatusServiceUnavailable:
 		return rpcUnavailable
+	case http.StatusUnauthorized:
+		return rpcUnauthenticated
+	case http.StatusRequestTimeout:
+		return rpcDeadlineExceeded
 	}
 	return rpcInternal
 }

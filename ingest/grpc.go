@@ -1,14 +1,20 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"golang.org/x/net/netutil"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -17,10 +23,13 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor: OTLP exporters may send grpc-encoding: gzip
+	"google.golang.org/grpc/credentials"
+	_ "google.golang.org/grpc/encoding/gzip" // registers gzip: answers to a gzipped call are gzipped
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -36,24 +45,51 @@ import (
 // (otlp_proto_scrub.go). A plogotlp or ptraceotlp GRPCClient (and any OTLP
 // exporter) talks to it unchanged.
 type GRPCServer struct {
-	srv *grpc.Server
+	srv      *grpc.Server
+	maxConns int
 }
 
 // GRPC returns a new OTLP/gRPC server writing through s. A message over
-// Limits.MaxBodyBytes (after gzip) is refused by gRPC itself with
-// RESOURCE_EXHAUSTED and no RetryInfo (not retryable); a busy server
+// Limits.MaxGRPCMessageBytes as sent, or over Limits.MaxBodyBytes after
+// gunzip, is refused with RESOURCE_EXHAUSTED and no RetryInfo (not
+// retryable); a busy server (no write slot, or the byte budget spent)
 // answers RESOURCE_EXHAUSTED, a store that cannot take the batch
-// UNAVAILABLE, both with a RetryInfo of Limits.RetryAfter; a request with
-// no usable record INVALID_ARGUMENT; a damaged store INTERNAL. OK, with a
-// partial success when records were rejected, is sent only after the
-// batch was written.
+// UNAVAILABLE, both with a RetryInfo of Limits.RetryAfter; a message not
+// received whole within Limits.BodyTimeout DEADLINE_EXCEEDED; a call
+// without the token (ServerConfig.AuthToken) UNAUTHENTICATED before its
+// message is read; a request with no usable record INVALID_ARGUMENT; a
+// damaged store INTERNAL. OK, with a partial success when records were
+// rejected, is sent only after the batch was written.
+//
+// Memory: gRPC's own gunzip would expand a message (up to its receive
+// limit) before any budget applied, so gzip is passed through to the
+// handler (gzipPassThrough) and gunzipped there as an HTTP body is,
+// counted against Limits.MaxBytesInFlight as it is decompressed; a call
+// reserves its message's receive buffers from the same budget before
+// reading it. Connections are capped (MaxGRPCConns), each to MaxInFlight
+// streams with fixed flow-control windows, closed after ConnIdleTimeout
+// without a call, and a peer that stops answering keepalive pings is
+// dropped.
 func (s *Server) GRPC() *GRPCServer {
 	lim := s.dec.Limits()
-	srv := grpc.NewServer(
+	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
-		grpc.MaxRecvMsgSize(int(min(lim.MaxBodyBytes, 1<<31-1))),
+		grpc.RPCDecompressor(gzipPassThrough{}), //nolint:staticcheck // the per-server decompressor; supported throughout gRPC 1.x
+		grpc.MaxRecvMsgSize(int(min(lim.MaxGRPCMessageBytes, 1<<31-1))),
 		grpc.MaxConcurrentStreams(uint32(lim.MaxInFlight)), // per connection; the server-wide bound is the write slots
-	)
+		// Fixed windows (no BDP growth up to 16 MiB): what a stream may
+		// buffer before its message is read. gRPC opens a stream's window
+		// to a whole message once the handler reads it (reserved by then).
+		grpc.InitialWindowSize(grpcWindow), grpc.InitialConnWindowSize(grpcWindow),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: lim.ConnIdleTimeout, Time: grpcPingEvery, Timeout: grpcPingTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: grpcMinPingInterval, PermitWithoutStream: true}),
+		grpc.ConnectionTimeout(sniffTimeout),
+		grpc.InTapHandle(s.tapGRPC),
+	}
+	if s.tls != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.tls)))
+	}
+	srv := grpc.NewServer(opts...)
 	srv.RegisterService(&grpc.ServiceDesc{
 		ServiceName: "opentelemetry.proto.collector.logs.v1.LogsService",
 		HandlerType: (*any)(nil),
@@ -66,14 +102,25 @@ func (s *Server) GRPC() *GRPCServer {
 		Methods:     []grpc.MethodDesc{{MethodName: "Export", Handler: s.export("traces", s.grpcTraces)}},
 		Metadata:    "opentelemetry/proto/collector/trace/v1/trace_service.proto",
 	}, s)
-	return &GRPCServer{srv: srv}
+	return &GRPCServer{srv: srv, maxConns: lim.MaxGRPCConns}
 }
+
+// gRPC transport settings beside Limits: a stream's flow-control window
+// (also the connection's), and keepalive: a ping after grpcPingEvery
+// without traffic, the connection dropped when unanswered within
+// grpcPingTimeout; clients may ping every grpcMinPingInterval.
+const (
+	grpcWindow          = 1 << 20
+	grpcPingEvery       = time.Minute
+	grpcPingTimeout     = 20 * time.Second
+	grpcMinPingInterval = 10 * time.Second
+)
 
 // Serve accepts connections on ln until Shutdown. A plain HTTP/1 request
 // on ln (an OTLP/HTTP exporter pointed at the gRPC port) is answered 400
 // with the port to use instead. It returns nil once stopped.
 func (g *GRPCServer) Serve(ln net.Listener) error {
-	if err := g.srv.Serve(newHintListener(ln)); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+	if err := g.srv.Serve(newHintListener(netutil.LimitListener(ln, g.maxConns))); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
 	return nil
@@ -110,10 +157,6 @@ func (s *Server) grpcTraces(raw []byte, b *Batch) (string, error) {
 // ingest and handle for HTTP. It never lets a panic escape.
 func (s *Server) export(signal string, decode grpcDecode) grpc.MethodHandler {
 	return func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (resp any, err error) {
-		var raw rawMessage
-		if err := dec(&raw); err != nil {
-			return nil, err
-		}
 		ctx, span := s.tracer.Start(ctx, "ingest grpc "+signal)
 		defer span.End()
 		format, st := "otlp-"+signal+"-grpc", Stats{}
@@ -123,7 +166,11 @@ func (s *Server) export(signal string, decode grpcDecode) grpc.MethodHandler {
 				resp, err = nil, status.Error(codes.Internal, "internal error; the server log has the details")
 			}
 		}()
-		st, err = s.handleGRPC(ctx, raw, decode)
+		st, err = s.handleGRPC(ctx, dec, decode)
+		var passed grpcError
+		if errors.As(err, &passed) { // gRPC's own answer (the client went away, ...)
+			return nil, passed.err
+		}
 		code := statusOf(err)
 		s.m.requests.WithLabelValues(format, strconv.Itoa(code)).Inc()
 		span.SetAttributes(attribute.String("ingest.format", format), attribute.Int("ingest.accepted", st.Accepted),
@@ -140,14 +187,97 @@ func (s *Server) export(signal string, decode grpcDecode) grpc.MethodHandler {
 	}
 }
 
-// handleGRPC takes the message's bytes from the budget and a write slot,
-// decodes and writes the batch, as handle does for an HTTP body (gRPC has
-// already read and decompressed the message, within MaxRecvMsgSize).
-func (s *Server) handleGRPC(ctx context.Context, raw []byte, decode grpcDecode) (Stats, error) {
+// grpcError is an error of receiving a message that gRPC already answers
+// for itself (a cancelled call); export returns it unchanged.
+type grpcError struct{ err error }
+
+func (e grpcError) Error() string { return e.err.Error() }
+
+// errSlowMessage cancels a call whose message did not arrive whole within
+// Limits.BodyTimeout (tapGRPC).
+var errSlowMessage = errors.New("the message did not arrive in time")
+
+// recvTimerKey is the context key of a call's message timer (tapGRPC).
+type recvTimerKey struct{}
+
+// tapGRPC runs when a call's headers arrive, before its message is read:
+// it refuses a call without the token (UNAUTHENTICATED) and gives the
+// call's context a timer that cancels it unless its message has arrived
+// whole within Limits.BodyTimeout (handleGRPC stops it), which resets the
+// stream and frees what it buffered.
+func (s *Server) tapGRPC(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if !authorized(s.token, strings.Join(info.Header.Get("authorization"), ",")) {
+		return nil, status.Error(codes.Unauthenticated, publicError(errNoToken))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(s.dec.Limits().BodyTimeout, func() { cancel(errSlowMessage) })
+	return messageContext{context.WithValue(ctx, recvTimerKey{}, timer)}, nil
+}
+
+// messageContext is a call's context that reads as past its deadline
+// once its message timer fired: gRPC answers a read cut short by its
+// context with the context's error itself, so the client gets
+// DEADLINE_EXCEEDED (retryable) rather than CANCELLED.
+type messageContext struct{ context.Context }
+
+func (c messageContext) Err() error {
+	if errors.Is(context.Cause(c.Context), errSlowMessage) {
+		return context.DeadlineExceeded
+	}
+	return c.Context.Err()
+}
+
+// receiveGRPC reads a call's message: it reserves the receive buffers
+// from the byte budget first (errBytesBusy when spent), then reads the
+// message within its timer, then keeps in l only what the message holds.
+// A gzipped message is gunzipped here, counted as it is decompressed and
+// capped at MaxBodyBytes, as readBody does for HTTP.
+func (s *Server) receiveGRPC(ctx context.Context, dec func(any) error, l *lease) ([]byte, error) {
+	lim := s.dec.Limits()
+	reserve := 2 * lim.MaxGRPCMessageBytes // gRPC's buffers and the message copied out of them
+	if err := l.grow(reserve); err != nil {
+		return nil, err
+	}
+	var raw rawMessage
+	err := dec(&raw)
+	if t, ok := ctx.Value(recvTimerKey{}).(*time.Timer); ok {
+		t.Stop()
+	}
+	switch {
+	case errors.Is(context.Cause(ctx), errSlowMessage):
+		return nil, badInput(ErrSlowBody, err, "the message did not arrive within %s; send it faster or in smaller batches", lim.BodyTimeout)
+	case status.Code(err) == codes.ResourceExhausted:
+		return nil, badInput(ErrTooLarge, err, "the message is over the size limit of %d bytes as sent; send smaller batches", lim.MaxGRPCMessageBytes)
+	case err != nil:
+		return nil, grpcError{err}
+	}
+	l.shrink(reserve - int64(len(raw)))
+	if !isGzip(raw) { // never a protobuf message: its first byte would be a field of wire type 7
+		return raw, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errNotGzip(err)
+	}
+	out, err := readCapped(zr, lim.MaxBodyBytes, -1, l)
+	if err != nil {
+		return nil, bodyError(err, lim.MaxBodyBytes, true)
+	}
+	if int64(len(out)) > lim.MaxBodyBytes {
+		return nil, errTooLarge(lim.MaxBodyBytes)
+	}
+	l.shrink(int64(len(raw))) // the compressed message is no longer held
+	return out, nil
+}
+
+// handleGRPC receives the message under the byte budget, takes a write
+// slot, decodes and writes the batch, as handle does for an HTTP body.
+func (s *Server) handleGRPC(ctx context.Context, dec func(any) error, decode grpcDecode) (Stats, error) {
 	lim := s.dec.Limits()
 	l := &lease{b: s.mem}
 	defer func() { l.release(); s.mem.returnMemory(&s.freed) }()
-	if err := l.grow(int64(len(raw))); err != nil {
+	raw, err := s.receiveGRPC(ctx, dec, l)
+	if err != nil {
 		return Stats{}, err
 	}
 	select {
@@ -251,11 +381,33 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return fmt.Errorf("cannot unmarshal into %T", v)
 	}
+	if len(data) == 1 { // gzipPassThrough's copy, not from gRPC's pool: kept without another copy
+		if sb, ok := data[0].(mem.SliceBuffer); ok {
+			*m = rawMessage(sb)
+			return nil
+		}
+	}
 	*m = data.Materialize()
 	return nil
 }
 
 func (rawCodec) Name() string { return "proto" }
+
+// gzipPassThrough is the server's decompressor of grpc-encoding gzip: it
+// hands the message over still compressed, for receiveGRPC to gunzip
+// under the byte budget (gRPC's own would expand it whole first).
+type gzipPassThrough struct{}
+
+func (gzipPassThrough) Do(r io.Reader) ([]byte, error) {
+	if mr, ok := r.(interface{ Remaining() int }); ok { // gRPC's reader of the message: one allocation
+		b := make([]byte, mr.Remaining())
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	return io.ReadAll(r)
+}
+
+func (gzipPassThrough) Type() string { return "gzip" }
 
 // Port hints: the answer a client gets on the wrong port.
 const (

@@ -38,6 +38,9 @@ func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
 		}()
 		format, st, err = s.handle(ctx, w, r, decode)
 		code := statusOf(err)
+		if code == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", authRealm)
+		}
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", strconv.Itoa(int(s.dec.Limits().RetryAfter.Seconds()+0.5)))
 		}
@@ -58,6 +61,9 @@ func (s *Server) ingest(decode decodeFunc, reply replyFunc) http.Handler {
 // Stats are those of the decode; on a write error nothing of the batch was
 // stored.
 func (s *Server) handle(ctx context.Context, w http.ResponseWriter, r *http.Request, decode decodeFunc) (string, Stats, error) {
+	if !authorized(s.token, r.Header.Get("Authorization")) {
+		return requestFormat(r), Stats{}, errNoToken
+	}
 	lim := s.dec.Limits()
 	l := &lease{b: s.mem}
 	defer func() { l.release(); s.mem.returnMemory(&s.freed) }()

@@ -49,6 +49,19 @@ type Limits struct {
 	BodyTimeout time.Duration
 	// RetryAfter is the Retry-After the server sends with 429 and 503.
 	RetryAfter time.Duration
+	// MaxGRPCMessageBytes caps one OTLP/gRPC message as it travels (before
+	// gunzip; gRPC's and the Collector receiver's own default, which every
+	// OTLP exporter is sized for); after gunzip MaxBodyBytes applies. A
+	// call reserves twice this (gRPC's buffers and the message) from
+	// MaxBytesInFlight before its message is read, so that messages being
+	// received, however slowly, hold at most that budget.
+	MaxGRPCMessageBytes int64
+	// MaxGRPCConns caps the OTLP/gRPC connections open at once; more wait
+	// to be accepted. Each carries at most MaxInFlight calls at once.
+	MaxGRPCConns int
+	// ConnIdleTimeout closes a connection that had no request (gRPC: no
+	// call) for this long.
+	ConnIdleTimeout time.Duration
 }
 
 // Nesting of OTLP/JSON bodies. maxOTLPRecordNesting is how deep the JSON of
@@ -76,6 +89,10 @@ func DefaultLimits() Limits {
 		MaxBytesInFlight:   256 << 20,
 		BodyTimeout:        time.Minute,
 		RetryAfter:         2 * time.Second,
+
+		MaxGRPCMessageBytes: 4 << 20,
+		MaxGRPCConns:        256,
+		ConnIdleTimeout:     2 * time.Minute,
 	}
 }
 
@@ -122,6 +139,16 @@ func (l Limits) Normalize() Limits {
 	}
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = d.RetryAfter
+	}
+	if l.MaxGRPCMessageBytes <= 0 {
+		l.MaxGRPCMessageBytes = d.MaxGRPCMessageBytes
+	}
+	l.MaxGRPCMessageBytes = min(l.MaxGRPCMessageBytes, l.MaxBodyBytes)
+	if l.MaxGRPCConns <= 0 {
+		l.MaxGRPCConns = d.MaxGRPCConns
+	}
+	if l.ConnIdleTimeout <= 0 {
+		l.ConnIdleTimeout = d.ConnIdleTimeout
 	}
 	return l
 }

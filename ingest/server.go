@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -34,6 +35,12 @@ type ServerConfig struct {
 	// for /healthz; nil means always healthy. An error wrapping
 	// ErrStoreBroken or ErrStoreNoSpace is shown with its sentence.
 	Health func(context.Context) error
+	// AuthToken, when set, is required on every endpoint but /healthz
+	// (HTTP and gRPC): as a bearer token or as a basic-auth password.
+	AuthToken string
+	// TLS, when set, makes GRPC serve over TLS (the HTTP handlers are put
+	// behind TLS by their http.Server).
+	TLS *tls.Config
 }
 
 // Server is the HTTP side of ingest: it reads, caps and decompresses bodies,
@@ -51,6 +58,8 @@ type Server struct {
 	reg    *prometheus.Registry
 	tracer trace.Tracer
 	health func(context.Context) error
+	token  string
+	tls    *tls.Config
 	sem    chan struct{}
 	big    chan struct{} // decodes of big bodies running: see handle
 	mem    *byteBudget
@@ -80,6 +89,7 @@ func NewServer(cfg ServerConfig, sink Sink, log *slog.Logger) *Server {
 	return &Server{
 		dec: cfg.Decoder, sink: sink, log: log, m: newMetrics(cfg.Registry), reg: cfg.Registry,
 		tracer: cfg.Tracer.Tracer("github.com/faultline/faultline/ingest"), health: cfg.Health,
+		token: cfg.AuthToken, tls: cfg.TLS,
 		sem: make(chan struct{}, cfg.Decoder.Limits().MaxInFlight),
 		big: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		mem: &byteBudget{max: cfg.Decoder.Limits().MaxBytesInFlight},
@@ -94,7 +104,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /loki/api/v1/push", s.ingest(s.decodeLoki, s.replyStats))
 	mux.Handle("POST /ingest/jsonl", s.ingest(s.decodeJSONL, s.replyStats))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", s.requireToken(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})))
 	wrongListener(mux, hintOTLPOnLoki, "/v1/logs", "/v1/traces")
 	return grpcHint(mux)
 }
@@ -166,6 +176,8 @@ func statusOf(err error) int {
 		return http.StatusOK
 	case errors.Is(err, ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrUnauthorized):
+		return http.StatusUnauthorized
 	case errors.Is(err, ErrSlowBody):
 		return http.StatusRequestTimeout
 	case errors.Is(err, ErrUnsupportedType):

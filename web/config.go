@@ -24,6 +24,9 @@ type Config struct {
 	// PublicURL is the base URL users reach the server at (for absolute
 	// links to copy, and Secure cookies when it is https). Optional.
 	PublicURL string
+	// TLS tells that the server is reached over HTTPS (--tls-cert): the
+	// session cookie is then Secure.
+	TLS bool
 	// RequestTimeout bounds every backend call (default 20s).
 	RequestTimeout time.Duration
 	// MaxCandidates caps the candidates a page renders (default 25).
@@ -140,7 +143,7 @@ func (c Config) withDefaults() (Config, error) {
 func (c Config) authEnabled() bool { return c.AuthToken != "" || c.BasicUser != "" }
 
 // secureCookies reports whether the session cookie gets the Secure flag.
-func (c Config) secureCookies() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+func (c Config) secureCookies() bool { return c.TLS || strings.HasPrefix(c.PublicURL, "https://") }
 
 // NewHTTPServer wraps h in an http.Server with timeouts on every phase of a
 // request, sized for cfg's backend timeout.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/faultline/faultline/enrich"
+	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/web"
 )
@@ -31,6 +33,8 @@ type serveFlags struct {
 	timeout   time.Duration
 	analyses  int
 	queue     int
+	tlsCert   string
+	tlsKey    string
 }
 
 // shutdownGrace is how long in-flight requests get after SIGTERM.
@@ -51,6 +55,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&f.timeout, "request-timeout", 20*time.Second, "longest analysis per request")
 	fs.IntVar(&f.analyses, "max-analyses", 2, "incident analyses run at once by the web UI and API")
 	fs.IntVar(&f.queue, "analysis-queue", 4, "incident analyses waiting for a slot; past them a request gets 503 with Retry-After")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM; needs --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pos, err := parseFlags(fs, args)
 	f.secretsFromEnv(e)
 	if err == nil && len(pos) > 0 {
@@ -66,6 +72,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "serve", err)
 	}
+	tlsConf, err := cli.ServerTLS(f.tlsCert, f.tlsKey)
+	if err != nil {
+		return fail(e, "serve", badUsage("%v", err))
+	}
+	cfg.TLS = tlsConf != nil
 	hs := hookSettings{public: f.public, token: f.hookToken, webProtected: cfg.AuthToken != "" || cfg.BasicUser != "", readOnly: f.readOnly}
 	if err := hs.check(e); err != nil {
 		return fail(e, "serve", err)
@@ -81,6 +92,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer ln.Close()
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if !hs.webProtected && !cli.Loopback(f.listen) {
+		log.Warn("listening beyond loopback without --auth-token or --basic-auth: anyone who reaches the port can read every incident; "+
+			"set --auth-token or $FAULTLINE_AUTH_TOKEN", "addr", f.listen)
+	}
 	// A server may start before anything was ingested: it creates the
 	// store, as ingest serve does, and shows an empty state until data comes.
 	f.create = true
@@ -114,7 +129,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "serve", badUsage("%v", err))
 	}
-	return serveUntilDone(ctx, e, ln, h, cfg)
+	return serveUntilDone(ctx, e, ln, h, cfg, tlsConf)
 }
 
 // checkListen refuses a listen address that cannot be bound as written
@@ -187,13 +202,23 @@ func (f *serveFlags) webConfig() (web.Config, error) {
 	return cfg, nil
 }
 
-// serveUntilDone listens on addr and serves h until ctx ends (SIGINT or
-// SIGTERM), then shuts down gracefully.
-func serveUntilDone(ctx context.Context, e *env, ln net.Listener, h http.Handler, cfg web.Config) int {
+// serveUntilDone serves h on ln (over TLS when tlsConf is set) until ctx
+// ends (SIGINT or SIGTERM), then shuts down gracefully.
+func serveUntilDone(ctx context.Context, e *env, ln net.Listener, h http.Handler, cfg web.Config, tlsConf *tls.Config) int {
 	srv := web.NewHTTPServer(ln.Addr().String(), h, cfg)
-	fmt.Fprintf(e.Stderr, "analyze serve: listening on http://%s\n", ln.Addr())
+	scheme := "http"
+	if tlsConf != nil {
+		srv.TLSConfig, scheme = tlsConf, "https"
+	}
+	fmt.Fprintf(e.Stderr, "analyze serve: listening on %s://%s\n", scheme, ln.Addr())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() {
+		if tlsConf != nil {
+			done <- srv.ServeTLS(ln, "", "") // the certificate is in srv.TLSConfig
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-done:
 		return fail(e, "serve", fmt.Errorf("server stopped: %w", err))

@@ -45,7 +45,7 @@ func startServe(t *testing.T, args ...string) (string, func() int) {
 	go func() {
 		codes <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), io.Discard, &stderr)
 	}()
-	re := regexp.MustCompile(`listening on (http://\S+)`)
+	re := regexp.MustCompile(`listening on (https?://\S+)`)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {

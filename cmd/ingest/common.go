@@ -57,7 +57,7 @@ func storeFailure(e *env, err error) int {
 
 // decoder builds the decoder from the patterns file (flag, else
 // $FAULTLINE_PATTERNS); an unreadable or invalid file is a usage error.
-func decoder(e *env, patterns string) (*ingest.Decoder, error) {
+func decoder(e *env, patterns string, lim ingest.Limits) (*ingest.Decoder, error) {
 	if patterns == "" {
 		patterns = strings.TrimSpace(e.Getenv("FAULTLINE_PATTERNS"))
 	}
@@ -72,7 +72,7 @@ func decoder(e *env, patterns string) (*ingest.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ingest.NewDecoder(ingest.DecoderConfig{Text: tm}), nil
+	return ingest.NewDecoder(ingest.DecoderConfig{Text: tm, Limits: lim}), nil
 }
 
 // openStore opens --store, else $FAULTLINE_STORE, else the default path.

@@ -31,15 +31,23 @@ type served struct {
 
 func startServe(t *testing.T) served {
 	t.Helper()
+	return startServeWith(t, http.DefaultClient, "http")
+}
+
+// startServeWith starts `ingest serve` with extra flags; client and
+// scheme reach its /healthz (https and a client trusting the certificate
+// with --tls-cert).
+func startServeWith(t *testing.T, client *http.Client, scheme string, extra ...string) served {
+	t.Helper()
 	s := served{db: filepath.Join(t.TempDir(), "serve.db"), http: freePort(t), otlp: freePort(t), grpc: freePort(t)}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--store", s.db, "--listen", s.http, "--otlp-listen", s.otlp, "--otlp-grpc-listen", s.grpc},
+		done <- run(ctx, append([]string{"serve", "--store", s.db, "--listen", s.http, "--otlp-listen", s.otlp, "--otlp-grpc-listen", s.grpc}, extra...),
 			strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	}()
-	if err := waitHealthz("http://" + s.http); err != nil {
+	if err := waitHealthzWith(client, scheme+"://"+s.http); err != nil {
 		cancel()
 		t.Fatalf("server not up: %v (%s)", err, stderr.String())
 	}
@@ -55,11 +63,13 @@ func startServe(t *testing.T) served {
 }
 
 // waitHealthz waits up to 10 s for base/healthz to answer 200.
-func waitHealthz(base string) error {
+func waitHealthz(base string) error { return waitHealthzWith(http.DefaultClient, base) }
+
+func waitHealthzWith(client *http.Client, base string) error {
 	var err error
 	for range 200 {
 		var resp *http.Response
-		if resp, err = http.Get(base + "/healthz"); err == nil {
+		if resp, err = client.Get(base + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil

@@ -35,7 +35,7 @@ func runLoad(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() == 0 {
 		return fail(e.Stderr, exitUsage, "give at least one FILE to load (\"-\" reads standard input).")
 	}
-	dec, err := decoder(e, f.patterns)
+	dec, err := decoder(e, f.patterns, ingest.Limits{})
 	if err != nil {
 		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}

@@ -85,6 +85,10 @@ func TestUsageErrors(t *testing.T) {
 		{"load ftp store", []string{"load", "--store", "ftp://host/x.db", file}, exitUsage},
 		{"load file URL with a host", []string{"load", "--store", "file://elsewhere/x.db", file}, exitUsage},
 		{"port in use", []string{"serve", "--listen", busy.Addr().String(), "--otlp-listen", ""}, exitFail},
+		{"tls cert without key", []string{"serve", "--tls-cert", file, "--listen", "127.0.0.1:0", "--otlp-listen", ""}, exitUsage},
+		{"tls key without cert", []string{"serve", "--tls-key", file, "--listen", "127.0.0.1:0", "--otlp-listen", ""}, exitUsage},
+		{"tls cert not PEM", []string{"serve", "--tls-cert", file, "--tls-key", file, "--listen", "127.0.0.1:0", "--otlp-listen", ""}, exitUsage},
+		{"body timeout zero", []string{"serve", "--body-timeout", "0s", "--listen", "127.0.0.1:0", "--otlp-listen", ""}, exitUsage},
 	} {
 		db := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".db")
 		args := c.args

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +29,10 @@ type serveFlags struct {
 	retention  string
 	patterns   string
 	drain      time.Duration
+	authToken  string
+	tlsCert    string
+	tlsKey     string
+	bodyWait   time.Duration
 }
 
 // runServe receives logs and spans until ctx is cancelled (SIGINT,
@@ -43,9 +48,19 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.retention, "retention", "", "delete records older than this (e.g. 7d, 36h); empty keeps everything")
 	fs.StringVar(&f.patterns, "patterns", "", "JSON file of extra text patterns (default $FAULTLINE_PATTERNS)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	// The token defaults to its environment variable after parsing, so
+	// that -h never prints it.
+	fs.StringVar(&f.authToken, "auth-token", "", "require this token on every endpoint but /healthz, as a bearer token or basic-auth password (default $FAULTLINE_INGEST_TOKEN)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS and gRPC over TLS with this certificate (PEM; needs --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	fs.DurationVar(&f.bodyWait, "body-timeout", ingest.DefaultLimits().BodyTimeout, "how long a request body or gRPC message may take to arrive")
 	if err := fs.Parse(args); err != nil {
 		return flagError(e, fs, err)
 	}
+	if f.authToken == "" {
+		f.authToken = e.Getenv("FAULTLINE_INGEST_TOKEN")
+	}
+	f.authToken = strings.TrimSpace(f.authToken)
 	if fs.NArg() > 0 {
 		return fail(e.Stderr, exitUsage, "serve takes no arguments, got %q.", truncate(fs.Arg(0), 40))
 	}
@@ -67,7 +82,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err := store.CheckURL(f.store); err != nil {
 		return storeFailure(e, err)
 	}
-	dec, err := decoder(e, f.patterns)
+	if f.bodyWait <= 0 {
+		return fail(e.Stderr, exitUsage, "--body-timeout must be positive, got %s; write it like 1m.", f.bodyWait)
+	}
+	tlsConf, err := cli.ServerTLS(f.tlsCert, f.tlsKey)
+	if err != nil {
+		return fail(e.Stderr, exitUsage, "%v.", err)
+	}
+	dec, err := decoder(e, f.patterns, ingest.Limits{BodyTimeout: f.bodyWait})
 	if err != nil {
 		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}
@@ -76,12 +98,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e.Stderr, exitFail, "%v; choose another address.", err)
 	}
+	warnOpen(f, log)
 	st, err := openStore(ctx, e, f.store, log)
 	if err != nil {
 		closeAll(lns)
 		return storeFailure(e, err)
 	}
-	code := serve(ctx, e, f, lns, dec, st, retention, log)
+	code := serve(ctx, e, f, lns, dec, tlsConf, st, retention, log)
 	if err := st.Close(); err != nil && code == exitOK {
 		return fail(e.Stderr, exitFail, "cannot close the store: %v.", err)
 	}
@@ -104,13 +127,27 @@ func checkAddr(addr string) error {
 	return nil
 }
 
-func serve(ctx context.Context, e *env, f serveFlags, lns listeners, dec *ingest.Decoder, st store.Store, retention time.Duration, log *slog.Logger) int {
+// warnOpen warns when a listener reaches beyond this machine without the
+// token: anyone who reaches it can write records that steer the analysis.
+func warnOpen(f serveFlags, log *slog.Logger) {
+	if f.authToken != "" {
+		return
+	}
+	for _, addr := range []string{f.listen, f.otlpListen, f.grpcListen} {
+		if addr != "" && !cli.Loopback(addr) {
+			log.Warn("listening beyond loopback without --auth-token: anyone who reaches the port can write records; set --auth-token or $FAULTLINE_INGEST_TOKEN", "addr", addr)
+		}
+	}
+}
+
+func serve(ctx context.Context, e *env, f serveFlags, lns listeners, dec *ingest.Decoder, tlsConf *tls.Config, st store.Store, retention time.Duration, log *slog.Logger) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	tp := sdktrace.NewTracerProvider() // spans are made; add an exporter to ship them
 	defer tp.Shutdown(context.Background())
-	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st)}, sinkOf(st), log)
-	servers := lns.servers(srv, log)
+	srv := ingest.NewServer(ingest.ServerConfig{Decoder: dec, Registry: reg, Tracer: tp, Health: healthOf(st),
+		AuthToken: f.authToken, TLS: tlsConf}, sinkOf(st), log)
+	servers := lns.servers(srv, dec.Limits(), tlsConf, log)
 	if retention > 0 {
 		go retain(ctx, st, retention, log)
 	}
@@ -143,10 +180,17 @@ type netServer interface {
 type boundServer struct {
 	srv netServer
 	ln  net.Listener
+	tls bool // the HTTP server takes TLS on ln
 }
 
 func (b boundServer) serve() error {
-	if err := b.srv.Serve(b.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	var err error
+	if hs, ok := b.srv.(*http.Server); ok && b.tls {
+		err = hs.ServeTLS(b.ln, "", "") // the certificate is in hs.TLSConfig
+	} else {
+		err = b.srv.Serve(b.ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -184,14 +228,16 @@ func closeAll(lns listeners) {
 	}
 }
 
-// servers puts srv's handlers on the bound sockets. The HTTP servers also
-// take unencrypted HTTP/2 (h2c), so that a gRPC exporter pointed at them
-// is told the gRPC port rather than failing with "frame too large".
-func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer {
+// servers puts srv's handlers on the bound sockets, over TLS when tlsConf
+// is set. The HTTP servers also take HTTP/2 (h2c without TLS), so that a
+// gRPC exporter pointed at them is told the gRPC port rather than failing
+// with "frame too large".
+func (lns listeners) servers(srv *ingest.Server, lim ingest.Limits, tlsConf *tls.Config, log *slog.Logger) []boundServer {
 	var out []boundServer
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetUnencryptedHTTP2(true)
+	protos.SetHTTP2(true)
 	for _, a := range []struct {
 		ln net.Listener
 		h  http.Handler
@@ -199,15 +245,19 @@ func (lns listeners) servers(srv *ingest.Server, log *slog.Logger) []boundServer
 		if a.ln == nil {
 			continue
 		}
-		log.Info("listening", "addr", a.ln.Addr().String())
-		out = append(out, boundServer{ln: a.ln, srv: &http.Server{
-			Handler: a.h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute,
-			WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute, Protocols: &protos,
+		log.Info("listening", "addr", a.ln.Addr().String(), "tls", tlsConf != nil)
+		hs := &http.Server{
+			Handler: a.h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: lim.BodyTimeout + time.Minute,
+			WriteTimeout: lim.BodyTimeout + time.Minute, IdleTimeout: lim.ConnIdleTimeout, Protocols: &protos,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}})
+		}
+		if tlsConf != nil {
+			hs.TLSConfig = tlsConf.Clone()
+		}
+		out = append(out, boundServer{ln: a.ln, srv: hs, tls: tlsConf != nil})
 	}
 	if lns.grpc != nil {
-		log.Info("listening", "addr", lns.grpc.Addr().String(), "protocol", "otlp-grpc")
+		log.Info("listening", "addr", lns.grpc.Addr().String(), "protocol", "otlp-grpc", "tls", tlsConf != nil)
 		out = append(out, boundServer{ln: lns.grpc, srv: srv.GRPC()})
 	}
 	return out
