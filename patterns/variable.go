@@ -28,6 +28,7 @@ package patterns
 // The rounds repeat, from the merged templates, until nothing merges.
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -68,14 +69,19 @@ func (m *Miner) mergeVariable(parts [][]*leaf) [][]*leaf {
 // length that holds the most messages, merged token by token.
 func partTemplate(part []*leaf) []string {
 	n := len(part[0].tokens)
-	byLen := map[int]int{}
-	for _, l := range part {
-		byLen[len(l.tokens)] += l.count
-	}
-	for k, c := range byLen {
-		if c > byLen[n] || (c == byLen[n] && k > n) {
-			n = k
+	if slices.ContainsFunc(part, func(l *leaf) bool { return len(l.tokens) != n }) {
+		byLen := map[int]int{}
+		for _, l := range part {
+			byLen[len(l.tokens)] += l.count
 		}
+		for k, c := range byLen {
+			if c > byLen[n] || (c == byLen[n] && k > n) {
+				n = k
+			}
+		}
+	}
+	if len(part) == 1 {
+		return part[0].tokens // read only
 	}
 	var tokens []string
 	for _, l := range part {
@@ -96,40 +102,56 @@ func partTemplate(part []*leaf) []string {
 // hold there are a variable: one is all variable, or they are more than
 // MaxVariants (counting words that match each other as one).
 func (m *Miner) mergeSiblings(tmpls [][]string, u *union) {
-	type key struct {
+	// Each template less one position, hashed; sorting brings together
+	// the parts equal but there. The hash is a sum over positions, so
+	// leaving one out costs one subtraction.
+	type entry struct {
 		n, p int
 		h    uint64
+		i    int
 	}
-	groups := map[key][]int{}
-	var order []key
+	var entries []entry
+	var hs []uint64
 	for i, t := range tmpls {
-		if constants(t) < minShared {
+		c := constants(t)
+		if c < minShared {
 			continue
 		}
-		hs := make([]uint64, len(t))
+		hs = hs[:0]
 		var all uint64
 		for j, w := range t {
-			hs[j] = fnvAdd(fnvOffset, w) * uint64(2*j+1)
+			hs = append(hs, fnvAdd(fnvOffset, w)*uint64(2*j+1))
 			all += hs[j]
 		}
 		for p := range t {
-			if constants(t)-boolInt(!isAllVariable(t[p])) < minShared {
-				continue
+			if c-boolInt(!isAllVariable(t[p])) >= minShared {
+				entries = append(entries, entry{len(t), p, all - hs[p], i})
 			}
-			k := key{len(t), p, all - hs[p]}
-			if groups[k] == nil {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], i)
 		}
 	}
-	for _, k := range order {
-		g := groups[k]
-		if len(g) < 2 || !m.variesAt(tmpls, g, k.p) {
+	slices.SortFunc(entries, func(a, b entry) int {
+		switch {
+		case a.h != b.h:
+			return cmp.Compare(a.h, b.h)
+		case a.n != b.n:
+			return a.n - b.n
+		case a.p != b.p:
+			return a.p - b.p
+		}
+		return a.i - b.i
+	})
+	var g []int
+	for k := 0; k < len(entries); {
+		e := entries[k]
+		g = g[:0]
+		for ; k < len(entries) && entries[k].h == e.h && entries[k].n == e.n && entries[k].p == e.p; k++ {
+			g = append(g, entries[k].i)
+		}
+		if len(g) < 2 || !m.variesAt(tmpls, g, e.p) {
 			continue
 		}
 		for _, i := range g[1:] {
-			if equalBut(tmpls[g[0]], tmpls[i], k.p) {
+			if equalBut(tmpls[g[0]], tmpls[i], e.p) {
 				u.join(g[0], i)
 			}
 		}
