@@ -37,7 +37,8 @@ import (
 // "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
 // named only by its host (server.address); svc@VERSION/op gives the
 // span's service.version; SELF!WORDS makes the span's service log the
-// error WORDS (underscores for spaces) in it; @peer:DUR!WORDS is a call to
+// error WORDS (underscores for spaces) in it, SELF?WORDS the info line
+// WORDS (before any !WORDS); @peer:DUR!WORDS is a call to
 // the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
 // which leaves no span, log an access line stating it took MS (the call's
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
@@ -155,6 +156,7 @@ type node struct {
 	host       bool // the peer is named by server.address, not peer.service
 	version    string
 	err        string  // an error it logs, if any
+	info       string  // a line it logs as it works, if any
 	logged     float64 // ms a peer's own line states its work took, if any
 	apart      float64 // ms between a peer's two plain lines, if any
 	kids       []*node
@@ -191,12 +193,13 @@ func parseNode(t *testing.T, tok string) *node {
 	id, times, ok := strings.Cut(tok, ":")
 	svc, op, ok2 := strings.Cut(id, "/")
 	if !ok || !ok2 {
-		t.Fatalf("bad span %q: want svc/op:SELF[+WAIT]", tok)
+		t.Fatalf("bad span %q: want svc/op:SELF[+WAIT][?INFO][!ERROR]", tok)
 	}
 	svc, version, _ := strings.Cut(svc, "@")
 	times, errText, _ := strings.Cut(times, "!")
+	times, info, _ := strings.Cut(times, "?")
 	selfS, waitS, _ := strings.Cut(times, "+")
-	n := &node{svc: svc, op: op, version: version, err: errText}
+	n := &node{svc: svc, op: op, version: version, err: errText, info: info}
 	var err error
 	if n.self, err = strconv.ParseFloat(selfS, 64); err != nil {
 		t.Fatalf("bad self time in %q", tok)
@@ -271,7 +274,8 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
 				SpanID: client, ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc + "/" + n.op})
 			w := jit(n.wait, k)
-			d := emit(&node{svc: n.svc, op: n.op, self: n.self, kids: n.kids, version: n.version, err: n.err}, client, start.Add(w/2), "")
+			d := emit(&node{svc: n.svc, op: n.op, self: n.self, kids: n.kids, version: n.version, err: n.err, info: n.info},
+				client, start.Add(w/2), "")
 			recs[i].Duration = d + w
 			return d + w
 		}
@@ -281,6 +285,10 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			SpanID: id, ParentSpanID: parent, Service: n.svc, Name: n.op})
 		if n.version != "" {
 			recs[i].Attrs = map[string]string{schema.AttrServiceVersion: n.version}
+		}
+		if n.info != "" {
+			recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(time.Millisecond / 4), TraceID: tid,
+				SpanID: id, Service: n.svc, Severity: schema.SeverityInfo, Body: strings.ReplaceAll(n.info, "_", " ")})
 		}
 		if n.err != "" {
 			recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(time.Millisecond / 2), TraceID: tid,
