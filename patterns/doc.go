@@ -41,7 +41,8 @@
 // other in nor push a differently masked one out.
 //
 // A leading program or component token ("sshd[<*>]:", "kernel:",
-// "[scheduler]", "chrome.exe - ...") does not route: the message is routed
+// "[scheduler]", "chrome.exe - ...", or a lone ":" where the program was
+// left empty) does not route: the message is routed
 // by the first plain word after it, so the same message from another
 // process meets its peers. A quoted phrase that reads as a name ('Nightly
 // Backup', "Jane Doe") is one token, so that multi-word names keep the

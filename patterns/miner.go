@@ -169,10 +169,12 @@ func routeWord(tokens []string) string {
 // isProgram reports whether tokens start with a program or component
 // token: "sshd[<*>]:", "kernel:", "[scheduler]", or any word followed by
 // a lone "-", maybe after a variable ("chrome.exe - ...", "o.a.Main - ...",
-// "app *64 - ...").
+// "app *64 - ..."), or a lone ":", the program's place left empty.
 func isProgram(tokens []string) bool {
 	t := tokens[0]
 	switch {
+	case t == ":":
+		return true
 	case tokens[1] == "-", len(tokens) > 2 && tokens[2] == "-" && isAllVariable(tokens[1]) && !strings.ContainsAny(tokens[1], "()[]{}"):
 		return true
 	case len(t) > 2 && t[0] == '[' && t[len(t)-1] == ']':

@@ -49,6 +49,12 @@ func TestMinerEmptyLeadingField(t *testing.T) {
 	if got := minedCounts(lines); len(got) != 1 {
 		t.Errorf("an empty or missing program split the template: %v", got)
 	}
+	// With no named program to show the place is variable, the lone ':'
+	// is still an empty program, not a word of the message.
+	got := minedCounts([]string{": session 12 closed by peer", "session 13 closed by peer", ": session 14 closed by peer", "session 15 closed by peer"})
+	if len(got) != 1 {
+		t.Errorf("an empty program split the template: %v", got)
+	}
 }
 
 // TestMinerEventWordsStay checks what the merging must not undo: a
