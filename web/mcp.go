@@ -57,6 +57,18 @@ func (p pooledBackend) Runbook(ctx context.Context, id string) (*runbookgen.Runb
 	return p.s.backend.Runbook(ctx, id)
 }
 
+// poolJob keys one Do in the pool: never shared with another request.
+type poolJob struct{ _ byte }
+
+// Do runs f in the pages' analysis pool, as an analysis: a slot, or a
+// place in the queue (ErrBusy past it), within the request timeout. It is
+// for work as heavy as an analysis that is not one (the patterns tool
+// grouping a pasted log).
+func (p pooledBackend) Do(ctx context.Context, f func(context.Context) error) error {
+	_, err := p.s.pool.do(ctx, &poolJob{}, p.s.cfg.RequestTimeout, func(c context.Context) (any, error) { return nil, f(c) })
+	return err
+}
+
 // mountMCP mounts Config.MCP's handler at /mcp behind requireCredentials
 // and the standard library's cross-origin protection (a browser page on
 // another site cannot post to it).

@@ -101,6 +101,43 @@ func TestMCPPooledBackendBusy(t *testing.T) {
 	}
 }
 
+// TestMCPPooledDo: work run through the pooled backend's Do (the patterns
+// tool) takes a slot of the pages' pool: while an analysis holds the only
+// one it is refused with ErrBusy, and while it runs an analysis is.
+func TestMCPPooledDo(t *testing.T) {
+	block := make(chan struct{})
+	fb := &mcpGateBackend{fakeBackend: newFixtureBackend(), block: block, started: make(chan struct{}, 1)}
+	var b Backend
+	_ = newTestHandler(t, Config{MaxAnalyses: 1, AnalysisQueue: -1, CacheTTL: -1, MCP: mcpProbe(&b)}, fb)
+	do, ok := b.(interface {
+		Do(context.Context, func(context.Context) error) error
+	})
+	if !ok {
+		t.Fatalf("the MCP backend %T has no Do", b)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Incident(context.Background(), IncidentQuery{From: fixtureNow.Add(-time.Hour), To: fixtureNow})
+		done <- err
+	}()
+	<-fb.started
+	ran := false
+	if err := do.Do(context.Background(), func(context.Context) error { ran = true; return nil }); !errors.Is(err, ErrBusy) || ran {
+		t.Errorf("Do while an analysis holds the only slot: %v (ran %v), want ErrBusy", err, ran)
+	}
+	close(block)
+	if err := <-done; err != nil {
+		t.Errorf("the analysis: %v", err)
+	}
+	hold, release := make(chan struct{}), make(chan struct{})
+	go do.Do(context.Background(), func(context.Context) error { close(hold); <-release; return nil })
+	<-hold
+	if _, err := b.Incident(context.Background(), IncidentQuery{From: fixtureNow.Add(-3 * time.Hour), To: fixtureNow}); !errors.Is(err, ErrBusy) {
+		t.Errorf("an analysis while Do holds the only slot: %v, want ErrBusy", err)
+	}
+	close(release)
+}
+
 // mcpGateBackend's Incident waits for block, after saying it started.
 type mcpGateBackend struct {
 	*fakeBackend

@@ -115,7 +115,11 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	}
 	defer closeFn()
 	tools := stdioTools(eng, f.timeout, log)
-	tr := &mcp.IOTransport{Reader: io.NopCloser(e.Stdin), Writer: nopWriteCloser{e.Stdout}}
+	// The guard answers malformed lines itself and, at the end of stdin,
+	// waits for the answers still due (each call ends within --timeout).
+	guard := newStdioGuard(e.Stdin, e.Stdout, f.timeout+mcpDrainGrace)
+	go guard.run(ctx)
+	tr := &mcp.IOTransport{Reader: guard.Reader(), Writer: guard.Writer(), MaxLineLength: mcpMaxFrame + 2}
 	err = newMCPServer(tools).Run(ctx, tr)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return fail(e, "mcp", fmt.Errorf("the MCP session ended: %w", err))
@@ -123,9 +127,9 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
+// mcpDrainGrace is how much longer than --timeout `analyze mcp` waits at
+// the end of stdin for the answers still due.
+const mcpDrainGrace = 10 * time.Second
 
 // serveMCP is what `analyze serve` mounts at /mcp (web.Config.MCP): the
 // tools over the web's pooled backend, as stateless streamable HTTP with

@@ -88,23 +88,55 @@ func (e toolError) Error() string { return e.msg }
 
 func toolErrorf(format string, a ...any) error { return toolError{fmt.Sprintf(format, a...)} }
 
-// call runs f within the tools' bounds: a slot (when slots is set) and
-// the timeout (when set).
+// call runs an analysis within the tools' bounds: a slot (when slots is
+// set; a call that waits for one longer than the timeout is told the
+// server is busy, not that its analysis took too long), then the timeout
+// (when set), which starts once the analysis does.
 func (t *mcpTools) call(ctx context.Context, f func(context.Context) error) error {
+	if t.slots != nil {
+		wait, cancel := ctx, context.CancelFunc(func() {})
+		if t.timeout > 0 {
+			wait, cancel = context.WithTimeout(ctx, t.timeout)
+		}
+		select {
+		case t.slots <- struct{}{}:
+			cancel()
+			defer func() { <-t.slots }()
+		case <-wait.Done():
+			cancel()
+			if ctx.Err() != nil {
+				return t.explain(ctx.Err())
+			}
+			return t.explain(web.ErrBusy)
+		}
+	}
+	return t.lookup(ctx, f)
+}
+
+// lookup runs f within the timeout (when set) but without a slot: for
+// what reads little (a runbook), so that it never waits behind analyses.
+func (t *mcpTools) lookup(ctx context.Context, f func(context.Context) error) error {
 	if t.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 	}
-	if t.slots != nil {
-		select {
-		case t.slots <- struct{}{}:
-			defer func() { <-t.slots }()
-		case <-ctx.Done():
-			return t.explain(ctx.Err())
-		}
-	}
 	return t.explain(f(ctx))
+}
+
+// pooler is a backend that runs work in its analysis pool (serve's /mcp:
+// web's pooled backend).
+type pooler interface {
+	Do(ctx context.Context, f func(context.Context) error) error
+}
+
+// heavy runs work that is not an analysis but as heavy as one (grouping
+// log lines) where analyses run: the backend's pool, else the slots.
+func (t *mcpTools) heavy(ctx context.Context, f func(context.Context) error) error {
+	if p, ok := t.b.(pooler); ok {
+		return t.explain(p.Do(ctx, f))
+	}
+	return t.call(ctx, f)
 }
 
 // explain turns an error into the sentence a model is shown. It is the
@@ -329,7 +361,7 @@ func (t *mcpTools) runbook(ctx context.Context, in mcpRunbookInput) (any, string
 		return nil, "", toolErrorf("%q is neither a failure kind (such as timeout or db-pool-exhaustion) nor a runbook id; call the incident tool and use a candidate's runbook.id", truncate(in.ID, 40))
 	}
 	var rb *runbookgen.Runbook
-	err := t.call(ctx, func(ctx context.Context) error {
+	err := t.lookup(ctx, func(ctx context.Context) error {
 		var err error
 		rb, err = t.b.Runbook(ctx, id)
 		if errors.Is(err, schema.ErrNotFound) || errors.Is(err, runbookgen.ErrBadID) || err == nil && rb == nil {
@@ -346,27 +378,44 @@ func (t *mcpTools) runbook(ctx context.Context, in mcpRunbookInput) (any, string
 }
 
 // patterns groups raw log lines into templates, as analyze patterns does.
+// The limits count lines (an item holding newlines is several), and the
+// grouping runs where analyses run.
 func (t *mcpTools) patterns(ctx context.Context, in mcpPatternsInput) (any, string, error) {
 	if len(in.Lines) == 0 {
 		return nil, "", toolErrorf("give the log lines to group in lines, one line per item")
 	}
-	if len(in.Lines) > mcpMaxLines {
-		return nil, "", toolErrorf("%d lines is too many for one call; the most is %d: send a sample, or run analyze patterns on the file", len(in.Lines), mcpMaxLines)
-	}
-	size := 0
+	size, lines := 0, 0
 	for _, l := range in.Lines {
 		size += len(l)
+		lines += strings.Count(l, "\n") + 1
+	}
+	if lines > mcpMaxLines {
+		return nil, "", toolErrorf("%d lines is too many for one call; the most is %d: send a sample, or run analyze patterns on the file", lines, mcpMaxLines)
 	}
 	if size > mcpMaxBytes {
 		return nil, "", toolErrorf("the lines add up to %d MiB; the most is %d MiB: send a sample, or run analyze patterns on the file", size>>20, mcpMaxBytes>>20)
 	}
+	var doc patternsDoc
+	err := t.heavy(ctx, func(ctx context.Context) error {
+		var err error
+		doc, err = groupLines(ctx, in.Lines, lines)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return doc, patternsSummary(doc), nil
+}
+
+// groupLines mines the templates of items (n lines in all).
+func groupLines(ctx context.Context, items []string, n int) (patternsDoc, error) {
 	m := patterns.NewMiner(patterns.Config{})
-	ids := make([]string, 0, len(in.Lines))
-	for i, raw := range in.Lines {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, "", t.explain(ctx.Err())
-		}
+	ids := make([]string, 0, n)
+	for _, raw := range items {
 		for _, line := range strings.Split(raw, "\n") {
+			if len(ids)%4096 == 0 && ctx.Err() != nil {
+				return patternsDoc{}, ctx.Err()
+			}
 			line = strings.TrimSuffix(line, "\r")
 			if len(line) > patternsMaxLine {
 				line = line[:patternsMaxLine]
@@ -384,7 +433,7 @@ func (t *mcpTools) patterns(ctx context.Context, in mcpPatternsInput) (any, stri
 			doc.Lines[i] = tp.ID
 		}
 	}
-	return doc, patternsSummary(doc), nil
+	return doc, nil
 }
 
 func patternsSummary(doc patternsDoc) string {

@@ -194,19 +194,50 @@ func TestMCPToolsBadInput(t *testing.T) {
 }
 
 // TestMCPToolsBounded: a call waits for the one analysis slot and gives
-// up at its timeout with a sentence, not a hang.
+// up with a sentence, not a hang; waiting behind another analysis it is
+// told the server is busy, not that its own analysis took too long (it
+// never ran). A runbook lookup does not wait behind analyses; grouping
+// log lines does, as an analysis.
 func TestMCPToolsBounded(t *testing.T) {
 	tools, _, _ := mcpTestTools(t)
 	tools.timeout = 50 * time.Millisecond
 	tools.slots <- struct{}{} // another analysis holds the slot
 	start := time.Now()
 	_, _, err := tools.incident(context.Background(), mcpIncidentInput{Since: "1h"})
-	if err == nil || !strings.Contains(err.Error(), "took too long") || time.Since(start) > 5*time.Second {
-		t.Errorf("%v after %v, want the timeout's sentence", err, time.Since(start))
+	if err == nil || !strings.Contains(err.Error(), "busy") || time.Since(start) > 5*time.Second {
+		t.Errorf("queued behind an analysis: %v after %v, want the busy sentence", err, time.Since(start))
+	}
+	if _, _, err := tools.runbook(context.Background(), mcpRunbookInput{ID: "timeout"}); err != nil {
+		t.Errorf("a runbook lookup while an analysis runs: %v", err)
+	}
+	if _, _, err := tools.patterns(context.Background(), mcpPatternsInput{Lines: []string{"ERROR db timeout"}}); err == nil || !strings.Contains(err.Error(), "busy") {
+		t.Errorf("patterns while an analysis runs: %v, want it queued as an analysis", err)
 	}
 	<-tools.slots
+	tools.timeout = 30 * time.Second
 	if _, _, err := tools.incident(context.Background(), mcpIncidentInput{Since: "1h"}); err != nil {
 		t.Errorf("with the slot free: %v", err)
+	}
+}
+
+// TestMCPPatternsCountsLines: the patterns limit counts lines, not items:
+// one item of 4 million lines (1.9 GB and a 160 MB answer) is refused at
+// once, as are many items past the limit; a newline-joined item within it
+// is grouped line by line.
+func TestMCPPatternsCountsLines(t *testing.T) {
+	tools, _, _ := mcpTestTools(t)
+	big := strings.Repeat("x\n", 4_000_000)
+	start := time.Now()
+	_, _, err := tools.patterns(context.Background(), mcpPatternsInput{Lines: []string{big}})
+	if err == nil || !strings.Contains(err.Error(), "lines is too many") || time.Since(start) > 2*time.Second {
+		t.Errorf("one item of 4M lines: %v after %v, want refused at once for its lines", err, time.Since(start))
+	}
+	if _, _, err := tools.patterns(context.Background(), mcpPatternsInput{Lines: []string{strings.Repeat("x\n", mcpMaxLines)}}); err == nil {
+		t.Errorf("one item of %d lines and a trailing one: accepted, want refused", mcpMaxLines+1)
+	}
+	doc, _, err := tools.patterns(context.Background(), mcpPatternsInput{Lines: []string{"ERROR db timeout after 5s\nERROR db timeout after 7s", "WARN cache miss"}})
+	if err != nil || len(doc.(patternsDoc).Lines) != 3 {
+		t.Errorf("two items of three lines: %v %+v", err, doc)
 	}
 }
 
