@@ -179,37 +179,59 @@ func (m *Miner) variesAt(tmpls [][]string, g []int, p int) bool {
 // part (<*> standing for any text), of the same length or with one
 // all-variable token more in the longer (a variable the shorter leaves
 // out). The words both hold as the same constant must be at least
-// minShared.
+// minShared. Candidates come from an index of each length's templates by
+// position and word, so a part is compared only with those that hold its
+// first constant word, or a variable, where it does.
 func mergeInstances(tmpls [][]string, u *union) {
-	byLen := map[int][]int{}
-	for i, t := range tmpls {
-		if constants(t) >= minShared {
-			byLen[len(t)] = append(byLen[len(t)], i)
+	// Only the lengths a general template can match are indexed.
+	idx := map[int]*lenIndex{}
+	for _, t := range tmpls {
+		if c := constants(t); c >= minShared && c < len(t) {
+			idx[len(t)] = nil
+			idx[len(t)-1] = nil
 		}
+	}
+	for i, t := range tmpls {
+		x, need := idx[len(t)]
+		if !need || constants(t) < minShared {
+			continue
+		}
+		if x == nil {
+			x = &lenIndex{at: map[uint64][]int{}, wild: make([][]int, len(t))}
+			idx[len(t)] = x
+		}
+		x.add(i, t)
 	}
 	budget := maxCompare
 	for i, a := range tmpls {
 		if constants(a) < minShared {
 			continue
 		}
-		if constants(a) < len(a) { // same length: one of the two has a variable
-			for _, j := range byLen[len(a)] {
+		if x := idx[len(a)]; x != nil && constants(a) < len(a) {
+			q := firstConstant(a, -1)
+			for _, j := range x.candidates(q, a[q]) {
 				if budget--; budget < 0 {
 					return
 				}
-				// A pair of general parts is compared once, from the first.
-				if j > i || constants(tmpls[j]) == len(a) {
-					if shared, ok := matchEach(a, tmpls[j]); ok && j != i && shared >= minShared {
-						u.join(i, j)
-					}
+				if shared, ok := matchEach(a, tmpls[j]); ok && j != i && shared >= minShared {
+					u.join(i, j)
 				}
 			}
+		}
+		x := idx[len(a)-1]
+		if x == nil {
+			continue
 		}
 		for p, w := range a {
 			if !isAllVariable(w) {
 				continue
 			}
-			for _, j := range byLen[len(a)-1] {
+			q := firstConstant(a, p)
+			bq := q
+			if q > p {
+				bq--
+			}
+			for _, j := range x.candidates(bq, a[q]) {
 				if budget--; budget < 0 {
 					return
 				}
@@ -225,6 +247,47 @@ func mergeInstances(tmpls [][]string, u *union) {
 			}
 		}
 	}
+}
+
+// lenIndex indexes the templates of one length by the word at each
+// position (hashed with the position: a collision only adds a candidate);
+// wild lists, by position, those holding a variable there.
+type lenIndex struct {
+	at   map[uint64][]int
+	wild [][]int
+}
+
+func posWord(p int, w string) uint64 {
+	return fnvAdd(fnvOffset^uint64(p), w)
+}
+
+func (x *lenIndex) add(i int, t []string) {
+	for p, w := range t {
+		if strings.Contains(w, Wildcard) {
+			x.wild[p] = append(x.wild[p], i)
+		} else {
+			k := posWord(p, w)
+			x.at[k] = append(x.at[k], i)
+		}
+	}
+}
+
+// candidates lists the templates that can match the constant word w at
+// position p: those holding w there, then those holding a variable there.
+func (x *lenIndex) candidates(p int, w string) []int {
+	at := x.at[posWord(p, w)]
+	return append(at[:len(at):len(at)], x.wild[p]...)
+}
+
+// firstConstant is the first position of t, other than skip, whose token
+// holds no variable; t has at least minShared such tokens.
+func firstConstant(t []string, skip int) int {
+	for q, w := range t {
+		if q != skip && !strings.Contains(w, Wildcard) {
+			return q
+		}
+	}
+	return 0
 }
 
 // matchEach reports whether a and b, of equal length, match position by
@@ -332,8 +395,9 @@ func (u *union) collect(parts [][]*leaf) [][]*leaf {
 // to be read as one variable's.
 const minRecurring = 2
 
-// maxRecurWords bounds the words kept per position; a position with more
-// is a variable anyway, and its first words suffice to be recognised.
+// maxRecurWords bounds the words kept per position, and the positions
+// kept per word: a position with more words is a variable anyway, and its
+// first words suffice to be recognised; the bound keeps compact linear.
 const maxRecurWords = 64
 
 // slot is one varying position of one coarse group.
@@ -369,7 +433,9 @@ func (m *Miner) recurring() map[slot]bool {
 				}
 			}
 			for _, w := range seen {
-				words[w] = append(words[w], slot{g, p})
+				if len(words[w]) < maxRecurWords {
+					words[w] = append(words[w], slot{g, p})
+				}
 			}
 			if len(seen) >= 2 && len(seen) <= m.cfg.MaxVariants {
 				small = append(small, slot{g, p})
