@@ -29,34 +29,11 @@ func (m *Miner) compact() {
 // whose leaves differ in length (an optional segment) takes the template
 // of the length that holds the most messages.
 func (m *Miner) publish(part []*leaf) {
-	count, n := 0, len(part[0].tokens)
-	var byLen map[int]int // messages by leaf length, when lengths differ
+	count := 0
 	for _, l := range part {
 		count += l.count
-		if byLen == nil && len(l.tokens) != n {
-			byLen = map[int]int{}
-			for _, o := range part {
-				byLen[len(o.tokens)] += o.count
-			}
-		}
 	}
-	for k, c := range byLen {
-		if c > byLen[n] || (c == byLen[n] && k > n) {
-			n = k
-		}
-	}
-	var tokens []string
-	for _, l := range part {
-		if len(l.tokens) != n {
-			continue
-		}
-		if tokens == nil {
-			tokens = append([]string(nil), l.tokens...)
-		}
-		for i, t := range tokens {
-			tokens[i] = mergeToken(t, l.tokens[i])
-		}
-	}
+	tokens := partTemplate(part)
 	text := strings.Join(tokens, " ")
 	id := TemplateID(text)
 	t, ok := m.final[id]

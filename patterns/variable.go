@@ -15,13 +15,17 @@ package patterns
 //     as a variable does: one of them is already a variable, or there are
 //     more than MaxVariants of them (fewer are event words; refine split
 //     them on purpose);
-//   - instances: a part whose template is an instance of another's (equal
-//     length, each word matched with <*> standing for any text, the
-//     general one holding enough constants) joins it: the general part's
-//     lines showed that those positions vary;
+//   - instances: parts of equal length whose templates match position by
+//     position (equal, or one word matched by the other's with <*>
+//     standing for any text), holding at least two constant words in
+//     common, merge: where they differ, one part's lines showed that the
+//     position varies;
 //   - a missing variable: a part one token shorter than another's template
-//     without one of its all-variable tokens (a program missing before the
-//     message, a value left out), matched as instances are, joins it.
+//     less one of its all-variable tokens (a program missing before the
+//     message, a value left out), matched as instances are, joins it,
+//     unless the shorter holds a variable right where the token was and
+//     the longer a word after it (then the word, not the variable, is
+//     what the shorter lacks).
 //
 // A leading field left empty (": error ...", no program before the colon)
 // is matched by the same rule, since <*> stands for empty text too.
