@@ -27,6 +27,15 @@ func securityHeaders(c *gin.Context) {
 	c.Next()
 }
 
+// noStore keeps every answer out of shared and browser caches (pages,
+// the API, runbook Markdown, errors alike): they show incident data that a
+// later request may see changed or must not see at all. Static assets set
+// their own Cache-Control over it.
+func noStore(c *gin.Context) {
+	c.Header("Cache-Control", "no-store")
+	c.Next()
+}
+
 // recoverPanics turns a panic in a handler into a logged 500 that shows no internals.
 func (s *server) recoverPanics(c *gin.Context) {
 	defer func() {

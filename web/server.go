@@ -60,7 +60,7 @@ func (s *server) routes() *gin.Engine {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = false
-	r.Use(s.recoverPanics, securityHeaders, s.logRequests)
+	r.Use(s.recoverPanics, securityHeaders, noStore, s.logRequests, s.checkHost)
 	r.GET("/healthz", s.healthz)
 	r.GET("/static/*path", s.serveAsset)
 	r.GET("/login", s.loginPage)

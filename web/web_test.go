@@ -29,7 +29,23 @@ func newTestHandler(t testing.TB, cfg Config, b Backend) http.Handler {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	return h
+	return asLocalhost(h)
+}
+
+// asLocalhost serves h requests made with httptest's default host,
+// example.com, as if they named localhost (Host and Origin): an open
+// server answers only to its own names (checkHost); TestHostChecked
+// tries other hosts on an unwrapped handler.
+func asLocalhost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "example.com" {
+			r.Host = "localhost"
+		}
+		if r.Header.Get("Origin") == "http://example.com" {
+			r.Header.Set("Origin", "http://localhost")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // get performs one request and returns the recorder.
