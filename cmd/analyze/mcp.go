@@ -56,6 +56,7 @@ func newMCPServer(t *mcpTools) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "faultline", Title: "faultline incident analysis", Version: "1"},
 		&mcp.ServerOptions{Instructions: mcpInstructions})
 	mcpToolDefs(s, t)
+	s.AddReceivingMiddleware(mcpArgs)
 	return s
 }
 
@@ -142,7 +143,7 @@ func serveMCP(eng *analysis.Engine, log *slog.Logger, protected bool) func(web.B
 	return func(b web.Backend) http.Handler {
 		tools := &mcpTools{b: b, bounds: eng.Store.Bounds, now: time.Now, log: log}
 		srv := newMCPServer(tools)
-		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, DisableLocalhostProtection: protected})
+		return vetHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, DisableLocalhostProtection: protected}))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -134,19 +135,38 @@ type rpcEnvelope struct {
 // check tells whether line is a message to pass on, and the key of its
 // id when it is a request; any other line it answers itself.
 func (g *stdioGuard) check(line []byte) (forward bool, id string) {
-	line = bytes.TrimSpace(line)
-	if !json.Valid(line) {
-		g.refuse(nil, rpcParseError, "the line is not JSON; send one JSON-RPC 2.0 message per line")
+	v := vetMessage(line)
+	if v.code != 0 {
+		g.refuse(v.replyID, v.code, v.msg)
 		return false, ""
 	}
+	return true, v.key
+}
+
+// vetted is vetMessage's verdict: code 0 passes the message on (key is
+// its request id's, "" for a notification or an answer); else the error
+// to answer with, replyID its id when it could be read.
+type vetted struct {
+	key     string
+	code    int
+	msg     string
+	replyID json.RawMessage
+}
+
+// vetMessage checks one JSON-RPC message as the SDK would need it: one
+// object, "jsonrpc":"2.0", an id that is a string or an integer (1.5 was
+// answered as 1), a method, or a result or error (an answer).
+func vetMessage(line []byte) vetted {
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) {
+		return vetted{code: rpcParseError, msg: "the line is not JSON; send one JSON-RPC 2.0 message per line"}
+	}
 	if line[0] == '[' {
-		g.refuse(nil, rpcInvalidRequest, "batches are not supported; send one JSON-RPC message per line")
-		return false, ""
+		return vetted{code: rpcInvalidRequest, msg: "batches are not supported; send one JSON-RPC message per line"}
 	}
 	var env rpcEnvelope
 	if line[0] != '{' || json.Unmarshal(line, &env) != nil {
-		g.refuse(nil, rpcInvalidRequest, `the message is not a JSON-RPC object; send {"jsonrpc":"2.0","id":1,"method":"…"}`)
-		return false, ""
+		return vetted{code: rpcInvalidRequest, msg: `the message is not a JSON-RPC object; send {"jsonrpc":"2.0","id":1,"method":"…"}`}
 	}
 	key, idOK := idKey(env.ID)
 	var replyID json.RawMessage
@@ -155,19 +175,17 @@ func (g *stdioGuard) check(line []byte) (forward bool, id string) {
 	}
 	switch {
 	case env.JSONRPC == nil || *env.JSONRPC != "2.0":
-		g.refuse(replyID, rpcInvalidRequest, `the message needs "jsonrpc":"2.0"`)
+		return vetted{code: rpcInvalidRequest, replyID: replyID, msg: `the message needs "jsonrpc":"2.0"`}
 	case !idOK:
-		g.refuse(nil, rpcInvalidRequest, "the id must be a string or an integer")
+		return vetted{code: rpcInvalidRequest, msg: "the id must be a string or an integer"}
 	case env.Method == nil && env.Result == nil && env.Error == nil:
-		g.refuse(replyID, rpcInvalidRequest, `the message has no "method": send a request or notification such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		return vetted{code: rpcInvalidRequest, replyID: replyID, msg: `the message has no "method": send a request or notification such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}`}
 	case env.Method != nil && *env.Method == "":
-		g.refuse(replyID, rpcInvalidRequest, `the "method" is empty; name one such as tools/list or tools/call`)
+		return vetted{code: rpcInvalidRequest, replyID: replyID, msg: `the "method" is empty; name one such as tools/list or tools/call`}
 	case env.Method != nil:
-		return true, key
-	default:
-		return true, "" // an answer to a request of the server
+		return vetted{key: key}
 	}
-	return false, ""
+	return vetted{} // an answer to a request of the server
 }
 
 // idKey is a request id as a comparable key ("" for none or null), and
@@ -196,23 +214,53 @@ func idKey(raw json.RawMessage) (string, bool) {
 
 // refuse writes a JSON-RPC error answer of its own.
 func (g *stdioGuard) refuse(id json.RawMessage, code int, msg string) {
+	b := rpcErrorJSON(id, code, msg)
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.out.Write(append(b, '\n'))
+}
+
+// rpcErrorJSON is a JSON-RPC error answer (id null when nil).
+func rpcErrorJSON(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
 	}
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
-	g.wmu.Lock()
-	defer g.wmu.Unlock()
-	g.out.Write(append(b, '\n'))
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, msg}})
+	return b
+}
+
+// vetHTTP refuses, on /mcp, a posted message that vetMessage refuses,
+// with its JSON-RPC error and 400, before the SDK reads it.
+func vetHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcpMaxFrame))
+		if err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			w.Write(rpcErrorJSON(nil, rpcInvalidRequest, fmt.Sprintf("the message is over %d MiB or was not received whole; send smaller requests", mcpMaxFrame>>20)))
+			return
+		}
+		if v := vetMessage(body); v.code != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(rpcErrorJSON(v.replyID, v.code, v.msg))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
 }
 
 // guardWriter is the SDK's stdout: it writes each message whole and marks

@@ -242,10 +242,19 @@ func (t *mcpTools) incidentQuery(in mcpIncidentInput) (web.IncidentQuery, error)
 	switch {
 	case !q.To.After(q.From):
 		return q, toolErrorf("to must be after from")
-	case q.To.Sub(q.From) > mcpMaxWindow:
-		return q, toolErrorf("the window is %s wide; the widest is %s: narrow it to the incident", cli.FormatDuration(q.To.Sub(q.From)), cli.FormatDuration(mcpMaxWindow))
+	case q.To.After(q.From.Add(mcpMaxWindow)):
+		return q, toolErrorf("the window is %s wide; the widest is %s: narrow it to the incident", spanWords(q.From, q.To), cli.FormatDuration(mcpMaxWindow))
 	}
 	return q, nil
+}
+
+// spanWords is how long from to to is, in words: a duration, or days
+// when it is too long for one (time.Duration ends at 292 years).
+func spanWords(from, to time.Time) string {
+	if to.Sub(from) < 10*365*24*time.Hour {
+		return cli.FormatDuration(to.Sub(from))
+	}
+	return fmt.Sprintf("%d days", (to.Unix()-from.Unix())/86400)
 }
 
 // noRecords says that the window had nothing, and which stretch the store
