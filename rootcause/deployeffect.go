@@ -67,9 +67,10 @@ func (p *period) originCaller(recs []schema.Record, sid schema.SpanID, svc strin
 	}
 	// The origin's service left no span (it exports none): its caller is
 	// the service whose client span to it was open when the error came.
-	// The nearest call in time: clocks of pods differ.
+	// The nearest call in time (clocks of pods differ), a failed one first:
+	// the call the error answered failed.
 	key := correlate.NameKey(svc)
-	best, bestGap := "", time.Duration(-1)
+	best, bestGap, bestFailed := "", time.Duration(-1), false
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == svc || r.Service == "" {
@@ -84,8 +85,9 @@ func (p *period) originCaller(recs []schema.Record, sid schema.SpanID, svc strin
 		} else if at.After(r.End()) {
 			gap = at.Sub(r.End())
 		}
-		if bestGap < 0 || gap < bestGap {
-			best, bestGap = r.Service, gap
+		failed := r.Status == schema.StatusError
+		if bestGap < 0 || failed && !bestFailed || failed == bestFailed && gap < bestGap {
+			best, bestGap, bestFailed = r.Service, gap, failed
 		}
 	}
 	return best
