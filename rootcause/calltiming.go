@@ -28,10 +28,11 @@ import (
 // Each period keeps, per call edge, the waits of its calls and, per
 // operation, the own work of its spans. A window's sample is slow when it
 // exceeds slowFactor times the baseline's 95th percentile of the same edge
-// or operation plus slowFloorNs: unchanged, about one in twenty would
-// (slowBase). How far the share of slow samples rises above that, pooled
-// over a service's edges or operations, is the shift; it counts when its
-// binomial z score reaches minTimingZ. Comparing each edge and operation
+// or operation plus slowFloorNs, or twice its median (shift); what chance
+// gives is read from the baseline's own samples (exceedance). How far the
+// share of slow samples rises above that, pooled over a service's edges or
+// operations, is the shift; it counts when the binomial tail reaches
+// minDecades, in full from fullDecades. Comparing each edge and operation
 // with itself cancels the mix of calls; comparing shares of the whole
 // distribution, not one mean, catches a tail that grew as well as a
 // median that moved.
@@ -39,9 +40,13 @@ import (
 // Localisation, in general terms of the graph:
 //   - calls into a service waited longer while its own work did not slow:
 //     its network or its pod (network-delay);
-//   - its own work slowed (and with it, usually, the waits of calls into and
-//     out of it, since a starved process queues requests and sends late):
-//     it is starved of CPU (cpu-starvation);
+//   - its own work slowed at all (and with it, usually, the waits of calls
+//     into and out of it, since a starved process queues requests and sends
+//     late): it is starved of CPU (cpu-starvation), however much more the
+//     waits grew: a slow wire adds to waits, never to a span's own work.
+//     Its operations are tested pooled and each alone, the one less the
+//     decades of trying them all (Bonferroni): one operation that slowed
+//     among many that did not is not drowned by their samples;
 //   - one caller's calls into a service that waited longer, while the
 //     service's other callers' did not, are the caller's, and so are a
 //     sole caller's when calls into it waited longer too or its own work
@@ -314,6 +319,9 @@ type shift struct {
 	b50, w50, b95, w95 float64
 	what               string
 	examples           []timedTrace
+	// looks is the decades taken off the test's evidence for the sets
+	// tried beside this one (a Bonferroni correction).
+	looks float64
 }
 
 // tally is one test's slow samples of a shift.
@@ -385,7 +393,7 @@ func (s *shift) base() float64 {
 	return s.best().expect / float64(s.n)
 }
 
-func (s *shift) decades() float64 { return s.best().decades(s.n) }
+func (s *shift) decades() float64 { return max(0, s.best().decades(s.n)-s.looks) }
 
 func (s *shift) significant() bool { return s.decades() >= minDecades }
 
@@ -528,11 +536,29 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 	}
 	// Its own work, all operations pooled.
 	workSlow := map[string]*shift{}
+	ops := map[string][]*shift{}
 	for _, k := range sortedOpKeys(w.timing.work) {
 		if workSlow[k.svc] == nil {
 			workSlow[k.svc] = &shift{}
 		}
 		workSlow[k.svc].merge(w.timing.work[k], b.timing.work[k], k.op)
+		one := &shift{}
+		one.merge(w.timing.work[k], b.timing.work[k], k.op)
+		ops[k.svc] = append(ops[k.svc], one)
+	}
+	// One operation that slowed among many that did not drowns in their
+	// samples: each is also tested alone, its evidence less the decades of
+	// trying them all (Bonferroni), and the surest speaks for the service.
+	for svc, all := range ops {
+		if len(all) < 2 {
+			continue
+		}
+		for _, one := range all {
+			one.looks = math.Log10(float64(len(all)))
+			if one.decades() > workSlow[svc].decades() {
+				workSlow[svc] = one
+			}
+		}
 	}
 	broad := map[string]bool{}
 	w.timingBroad, w.timingOwned, w.timingSlowed = broad, map[[2]string]bool{}, map[[2]string]bool{}
@@ -608,7 +634,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
-		case work > 0 && work >= in/2:
+		case work > 0:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
 			f.slowed = max(ss.work.slowed(w), ss.in.slowed(w))
 			if ss.ownOut {

@@ -121,9 +121,11 @@
 //   - the failing traces whose suspect chain ends at it (trace_origin), or
 //     that its new version's calls broke (deploy_effect);
 //   - the requests its timing slowed (call_timing, logged_timing): each
-//     request that took longer than nearly all of the baseline's of its
-//     root operation counts the share of the time it lost that the
-//     candidate's slow samples took;
+//     request with a slow sample of it counts by how much longer those
+//     samples made it, against what it took without them, up to one (a
+//     request of 50 ms that waited 185 ms more counts whole; one of 300 ms
+//     that waited 0.5 ms more hardly at all), less the share chance makes
+//     slow;
 //   - the traces whose execution of one of its operations changed
 //     (behaviour): the shift of the event's share times the traces that
 //     ran the operation.
@@ -157,7 +159,10 @@
 //     absent from the baseline is new as surely as the baseline was long
 //     enough to show it at the window's rate: 1 − exp(−rate · minutes of
 //     baseline data) (exposure). A template written twice a minute is absent
-//     from one minute of baseline by chance one time in seven.
+//     from one minute of baseline by chance one time in seven. A signature
+//     no more frequent than the baseline's rate explains is no news: its
+//     failing traces explain nothing, and trace_origin then ranks its
+//     service among the symptoms (by its raw share of failing traces).
 //   - Timing. A set of samples (an edge's waits, an operation's own work) is
 //     tested twice: the share beyond 1.1 times the baseline's p95 (its tail)
 //     and beyond twice its median (a median that moved under a long tail).

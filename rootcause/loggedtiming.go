@@ -17,8 +17,9 @@ import (
 // that leaves no spans these lines are the only account of its own time.
 // Per service and template, the window's stated durations are compared
 // with the baseline's as call_timing compares spans (the share of samples
-// beyond slowFactor times the baseline's p95, a binomial z score of at
-// least minTimingZ), pooled over its templates. Then, for a service
+// beyond slowFactor times the baseline's p95 or twice its median, against
+// what chance gives, by the binomial tail in decades), pooled over its
+// templates. Then, for a service
 // without spans of its own:
 //   - its callers' calls to it took longer (call_timing's view of a service
 //     without spans), and longer beyond what the lines that time those

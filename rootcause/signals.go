@@ -111,10 +111,13 @@ func scorers() []scorer {
 
 func scoreTraceOrigin(in *inputs, s *scored) {
 	sv := in.traces.services[s.service]
-	if sv == nil || in.traces.failed == 0 || sv.suspect == 0 {
+	if sv == nil || in.traces.failed == 0 || sv.suspectRaw == 0 {
 		return
 	}
 	share := sv.suspect / float64(in.traces.failed)
+	if sv.suspect == 0 {
+		share = float64(sv.suspectRaw) / float64(in.traces.failed)
+	}
 	reason := fmt.Sprintf("first error in %d of %d failing traces", sv.suspectRaw, in.traces.failed)
 	if sv.suspect < float64(sv.suspectRaw)*0.75 {
 		reason += " (discounted: the same errors occur in the baseline, or it is too short to tell)"

@@ -662,7 +662,9 @@ func aliasOf(label string, callees []string) string {
 }
 
 // novelty is 1 for an error signature the baseline never had, falling to
-// 0.1 for one the baseline had at the same rate or more.
+// 0 for one the baseline had at the same rate or more: the share of the
+// window's count that the baseline's rate does not explain. A failing
+// trace whose first error is the service's usual noise is no news.
 func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if b.records == 0 || sig == "" {
 		return 1
@@ -675,12 +677,12 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if bs == nil {
 		// Absent from the baseline: new as surely as the baseline was long
 		// enough to show it at the window's rate (exposure).
-		return max(0.1, exposure(obs/w.minutes(), b.minutes()))
+		return exposure(obs/w.minutes(), b.minutes())
 	}
 	// The share of the window's count beyond what the baseline rate
 	// explains, with two standard deviations of Poisson noise.
 	exp := float64(bs.count) / b.minutes() * w.minutes()
-	return max(0.1, min(1, (obs-exp-2*math.Sqrt(exp))/obs))
+	return max(0, min(1, (obs-exp-2*math.Sqrt(exp))/obs))
 }
 
 // exposure is the chance that a baseline of the given minutes of data
