@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -124,12 +126,47 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	// /mcp: the same tools as analyze mcp, in the same pool as the pages.
 	cfg.MCP = serveMCP(eng, log, hs.webProtected)
 	wb := newWebBackend(eng)
-	cfg.Health = wb.health(eng.Store)
+	cfg.Health = withFileCheck(f.url, wb.health(eng.Store), log)
 	h, err := web.New(cfg, wb, log)
 	if err != nil {
 		return fail(e, "serve", badUsage("%v", err))
 	}
 	return serveUntilDone(ctx, e, ln, h, cfg, tlsConf)
+}
+
+// withFileCheck adds to health a check that the embedded store's file is
+// still the one the server opened: a store moved or copied over by
+// another file (mv new.db faultline.db) is not read by a server that
+// holds the old one open, which served the old data with /healthz ok.
+func withFileCheck(storeURL string, health func(context.Context) error, log *slog.Logger) func(context.Context) error {
+	path := storePath(storeURL)
+	opened, err := os.Stat(path)
+	if path == "" || err != nil {
+		return health
+	}
+	return func(ctx context.Context) error {
+		if now, err := os.Stat(path); err != nil || !os.SameFile(opened, now) {
+			err := fmt.Errorf("the store file %s was replaced or removed while analyze serve ran; restart analyze serve to read the file now at that path", path)
+			log.Warn("store file replaced", "error", err)
+			return err
+		}
+		return health(ctx)
+	}
+}
+
+// storePath is the file of an embedded store's URL ("" for ClickHouse).
+func storePath(storeURL string) string {
+	switch {
+	case strings.HasPrefix(storeURL, "clickhouse:"):
+		return ""
+	case strings.HasPrefix(storeURL, "file:"):
+		u, err := url.Parse(storeURL)
+		if err != nil {
+			return ""
+		}
+		return u.Path
+	}
+	return storeURL
 }
 
 // checkListen refuses a listen address that cannot be bound as written

@@ -151,8 +151,10 @@ func (f failingStore) WriteBatch(context.Context, []schema.Record) error { retur
 func (f failingStore) WriteHealth() error                                { return f.err }
 
 // TestStoreFailureClasses: the embedded store's lasting failures reach
-// ingest as its sentinels (a damaged file 500, a full disk 503), and
-// /healthz's check fails while the last write failed so.
+// ingest as its sentinels (a damaged file 500, a full disk 503), told in
+// the store's own sentence (it was "the disk holding the store is full:
+// the disk holding the store is full"), and /healthz's check fails while
+// the last write failed so.
 func TestStoreFailureClasses(t *testing.T) {
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
 	if err != nil {
@@ -167,8 +169,8 @@ func TestStoreFailureClasses(t *testing.T) {
 		fmt.Errorf("cannot write: %w", store.ErrDiskFull): ingest.ErrStoreNoSpace,
 	} {
 		st := failingStore{db, in}
-		if err := sinkOf(st).WriteBatch(t.Context(), nil); !errors.Is(err, want) || !errors.Is(err, in) {
-			t.Errorf("write error %v became %v, want it to wrap %v", in, err, want)
+		if err := sinkOf(st).WriteBatch(t.Context(), nil); !errors.Is(err, want) || !errors.Is(err, in) || err.Error() != in.Error() {
+			t.Errorf("write error %v became %v, want it to wrap %v and say only the store's sentence", in, err, want)
 		}
 		if err := healthOf(st)(t.Context()); !errors.Is(err, want) {
 			t.Errorf("health after %v: %v", in, err)

@@ -37,12 +37,20 @@ func failureOf(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrCorrupt):
-		return fmt.Errorf("%w: %w", ingest.ErrStoreBroken, err)
+		return classed{ingest.ErrStoreBroken, err}
 	case errors.Is(err, store.ErrDiskFull):
-		return fmt.Errorf("%w: %w", ingest.ErrStoreNoSpace, err)
+		return classed{ingest.ErrStoreNoSpace, err}
 	}
 	return err
 }
+
+// classed is a store error in one of ingest's classes, told in the
+// store's own sentence ("%w: %w" said "the disk holding the store is full:
+// the disk holding the store is full; free space …").
+type classed struct{ class, err error }
+
+func (c classed) Error() string   { return c.err.Error() }
+func (c classed) Unwrap() []error { return []error{c.class, c.err} }
 
 // writeHealther is a store that remembers its last write's lasting
 // failure (sqlite.DB.WriteHealth).

@@ -335,7 +335,7 @@ func (c *codecs) makeBlock(encs []encoded) *block {
 func (c *codecs) decodeBlock(data []byte) ([]entry, error) {
 	p, err := c.dec.DecodeAll(data, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		return nil, corrupt(err)
 	}
 	return parseEntries(p)
 }

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -89,7 +90,7 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 		}
 		p, err := db.zstd.dec.DecodeAll(data, buf[:0])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+			return nil, corrupt(err)
 		}
 		buf = p
 		entries, err := parseEntries(p)
@@ -136,9 +137,21 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 			}
 		}()
 		if err := mergeBlocks(ch, q.Service, keep, limit, yield); err != nil {
-			yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
+			yield(schema.Record{}, windowError(what, explain(err)))
 		}
 	}
+}
+
+// windowError is a window read's error: a store error's own sentence
+// (what is wrong with the file and what to do), which the analysis that
+// asked prefixes with the window itself ("cannot read records from A to B:
+// cannot read records from A to B: …" otherwise); other errors with what.
+func windowError(what string, err error) error {
+	var se *storeError
+	if errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 func windowBlocksSQL(q schema.WindowQuery) (string, bool) {

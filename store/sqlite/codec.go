@@ -28,8 +28,15 @@ import (
 // A string is a uvarint length and the bytes.
 const recV1 = 1
 
+// corrupt is errCorrupt caused by err (a decompressor's words, kept for
+// logs and errors.As, out of the sentence).
+func corrupt(err error) error {
+	return &storeError{class: backend.ErrCorrupt, msg: errCorrupt.Error(), cause: err}
+}
+
 // errCorrupt is a record whose encoding cannot be read: the file is damaged.
-var errCorrupt error = &storeError{class: backend.ErrCorrupt, msg: "a record cannot be read: the store file is damaged; " + recovery}
+var errCorrupt error = &storeError{class: backend.ErrCorrupt, msg: "a block of records in the store cannot be decoded: its bytes changed after they were written " +
+	"(SQLite's own checks pass, so `sqlite3 .recover` cannot help); restore the file from a backup, or move it aside (with its -wal and -shm files) and ingest again"}
 
 // encodeRecord appends the encoding of r, whose time is ts, to b.
 func encodeRecord(b []byte, r *schema.Record, ts int64) []byte {
