@@ -163,6 +163,9 @@
 //     no more frequent than the baseline's rate explains is no news: its
 //     failing traces explain nothing, and trace_origin then ranks its
 //     service among the symptoms (by its raw share of failing traces).
+//     Where failures lead (pointer chains) still weighs each trace at
+//     least chainFloor: usual noise explains nothing, but its errors show
+//     which way its failures point.
 //   - Timing. A set of samples (an edge's waits, an operation's own work) is
 //     tested twice: the share beyond 1.1 times the baseline's p95 (its tail)
 //     and beyond twice its median (a median that moved under a long tail).

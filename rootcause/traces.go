@@ -129,10 +129,11 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	w.markFollowed()
 	b := bp.get()
 	for i := range votes {
-		votes[i].weight = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
+		votes[i].news = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
+		votes[i].weight = max(chainFloor, votes[i].news)
 		for j := range votes[i].hops {
 			h := &votes[i].hops[j]
-			h.weight = novelty(w, b, h.from, h.sig)
+			h.weight = max(chainFloor, novelty(w, b, h.from, h.sig))
 		}
 	}
 	resolveNames(votes, w, b, tv)
@@ -157,14 +158,17 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 
 // vote is what one failing trace says: where its origin points.
 type vote struct {
-	trace   schema.TraceID
-	origin  correlate.Event
-	target  string
-	kind    schema.Kind
-	weight  float64
-	entry   string
-	cascade []string
-	via     string // the service a pointer chain passed through, if any
+	trace  schema.TraceID
+	origin correlate.Event
+	target string
+	kind   schema.Kind
+	// news is the novelty of its origin's error: how much of it the
+	// baseline's rate does not explain (what the trace explains); weight
+	// is the same, at least chainFloor (where failures lead).
+	news, weight float64
+	entry        string
+	cascade      []string
+	via          string // the service a pointer chain passed through, if any
 	// discredited is the service the origin pointed at, when that service
 	// kept serving as usual: the failure is then the origin's own.
 	discredited string
@@ -310,15 +314,15 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
-	tv.news += v.weight
+	tv.news += v.news
 	sv.suspectRaw++
-	sv.suspect += v.weight
+	sv.suspect += v.news
 	sv.kinds[v.kind]++
 	if target != o.Service {
 		sv.pointedBy[o.Service]++
 		sv.pointedW += v.weight
 	}
-	if v.weight >= newVoteWeight && (sv.firstNew.IsZero() || o.Timestamp.Before(sv.firstNew)) {
+	if v.news >= newVoteWeight && (sv.firstNew.IsZero() || o.Timestamp.Before(sv.firstNew)) {
 		sv.firstNew = o.Timestamp
 	}
 	if v.via != "" {
@@ -359,6 +363,11 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 // newVoteWeight is the novelty weight from which a vote is news: the
 // baseline's rate explains at most half of its kind of error.
 const newVoteWeight = 0.5
+
+// chainFloor is the least a vote weighs in finding where failures lead
+// (pointerChains): a trace of usual noise explains nothing new, but its
+// errors still show which way its failures point.
+const chainFloor = 0.1
 
 func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 	if sig == "" {
