@@ -538,10 +538,6 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 	workSlow := map[string]*shift{}
 	ops := map[string][]*shift{}
 	for _, k := range sortedOpKeys(w.timing.work) {
-		if workSlow[k.svc] == nil {
-			workSlow[k.svc] = &shift{}
-		}
-		workSlow[k.svc].merge(w.timing.work[k], b.timing.work[k], k.op)
 		one := &shift{}
 		one.merge(w.timing.work[k], b.timing.work[k], k.op)
 		ops[k.svc] = append(ops[k.svc], one)
@@ -550,9 +546,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 	// samples: each is also tested alone, its evidence less the decades of
 	// trying them all (Bonferroni), and the surest speaks for the service.
 	for svc, all := range ops {
-		if len(all) < 2 {
+		if len(all) == 1 {
+			workSlow[svc] = all[0]
 			continue
 		}
+		pooled := &shift{}
+		for _, one := range all {
+			pooled.mergeShift(one)
+		}
+		workSlow[svc] = pooled
 		for _, one := range all {
 			one.looks = math.Log10(float64(len(all)))
 			if one.decades() > workSlow[svc].decades() {
