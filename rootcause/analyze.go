@@ -185,6 +185,10 @@ type loaded struct {
 	dups   int // records dropped as copies of others
 	// after is set on a baseline taken from after the window.
 	after bool
+	// cut is set when the read stopped at the record limit; last is the
+	// time of the last record read.
+	cut  bool
+	last time.Time
 }
 
 // chunkLen is how many records a chunk of a loaded period holds.
@@ -254,7 +258,11 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, 
 		*p = r
 		l.visit(int32(l.n), p, buckets)
 		l.n++
+		if r.Time.After(l.last) {
+			l.last = r.Time
+		}
 	}
+	l.cut = opt.Limit > 0 && l.n >= opt.Limit
 	return l, nil
 }
 
@@ -322,6 +330,12 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if window.dups > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ignored %d records that repeat others of their trace (the same data loaded twice?)", window.dups))
+	}
+	if window.cut && window.last.Before(q.To) {
+		// Never a silent cut: the store reads oldest first, so what was
+		// left is the newest part of the window, often the incident.
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the window holds more than %d records: only those until %s were read, and %s to %s is not in this analysis; narrow the window",
+			window.n, window.last.UTC().Format(time.RFC3339), window.last.UTC().Format(time.RFC3339), q.To.UTC().Format(time.RFC3339)))
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
