@@ -44,10 +44,16 @@ func New(st store.Store, gen *runbookgen.Generator, log *slog.Logger) (*Engine, 
 // Incident ranks the candidates of q's window, writes each one's runbook,
 // saves the runbooks so their links keep working, and links them from the
 // candidates. A store opened read-only keeps the runbooks unsaved (logged).
+// Blocks of the store that cannot be decoded are skipped, and the report
+// warns how much it lacks (skippedWarning).
 func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Report, error) {
+	ctx, skipped := store.WithSkipped(ctx)
 	rep, err := rootcause.Analyze(ctx, e.Store, q, e.Rootcause)
 	if err != nil {
 		return nil, err
+	}
+	if w := e.skippedWarning(skipped, "this window and its baseline"); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	if q.Service != "" && !wrote(rep, q.Service) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("service %q wrote nothing in this window; check the name (services seen: %s)",
@@ -64,11 +70,16 @@ func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Re
 }
 
 // Trace explains one trace. An unknown trace is an error wrapping
-// schema.ErrNotFound.
+// schema.ErrNotFound. Undecodable blocks are skipped and warned about,
+// as for Incident.
 func (e *Engine) Trace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
+	ctx, skipped := store.WithSkipped(ctx)
 	res, err := correlate.Analyze(ctx, e.Store, id, e.Correlate)
 	if err != nil {
 		return nil, err
+	}
+	if w := e.skippedWarning(skipped, "this trace"); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
 	if res.Suspect != nil && res.Suspect.Kind.Valid() {
 		if rb, err := e.Runbooks.ForKind(res.Suspect.Kind); err == nil {
@@ -85,6 +96,28 @@ func (e *Engine) Runbook(ctx context.Context, id string) (*runbookgen.Runbook, e
 		return e.Runbooks.ForKind(k)
 	}
 	return runbookgen.Load(ctx, e.Store, id)
+}
+
+// skippedWarning says what the reads of one analysis skipped because the
+// store could not decode it ("" when nothing), and logs it.
+func (e *Engine) skippedWarning(s *store.Skipped, read string) string {
+	blocks, records, reason := s.Counts()
+	if blocks == 0 && records == 0 {
+		return ""
+	}
+	e.Log.Warn("analysis skipped damaged store blocks", "blocks", blocks, "records", records, "error", reason)
+	what := plural(records, "record")
+	if blocks > 0 {
+		what += " in " + plural(blocks, "damaged block")
+	}
+	return fmt.Sprintf("skipped %s of the store, read for %s, that cannot be decoded; this answer is from the rest: %v", what, read, reason)
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // wrote reports whether svc has records in the report's window.

@@ -55,3 +55,10 @@ var (
 	ErrCorrupt       = backend.ErrCorrupt
 	ErrDiskFull      = backend.ErrDiskFull
 )
+
+// Skipped counts what reads skipped as undecodable; see backend.Skipped.
+type Skipped = backend.Skipped
+
+// WithSkipped makes reads under ctx skip what cannot be decoded and count
+// it; see backend.WithSkipped.
+func WithSkipped(ctx context.Context) (context.Context, *Skipped) { return backend.WithSkipped(ctx) }

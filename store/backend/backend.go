@@ -5,7 +5,9 @@
 package backend
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -46,4 +48,52 @@ type Stats struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// SchemaVersion is the backend's schema version of the stored data.
 	SchemaVersion int `json:"schema_version"`
+}
+
+// Skipped counts what reads skipped because it could not be decoded (a
+// block of records damaged on disk), so that an analysis answers from
+// the rest and says what it lacks. A reader asks for skipping by putting
+// one in the context (WithSkipped); without one, a read fails at the
+// first damage instead. Safe for concurrent use.
+type Skipped struct {
+	mu              sync.Mutex
+	blocks, records int64
+	reason          error
+}
+
+type skippedKey struct{}
+
+// WithSkipped returns ctx carrying s: reads under it skip what cannot be
+// decoded and count it in s. A ctx already carrying one keeps it.
+func WithSkipped(ctx context.Context) (context.Context, *Skipped) {
+	if s := SkippedFrom(ctx); s != nil {
+		return ctx, s
+	}
+	s := &Skipped{}
+	return context.WithValue(ctx, skippedKey{}, s), s
+}
+
+// SkippedFrom is the Skipped ctx carries, or nil.
+func SkippedFrom(ctx context.Context) *Skipped {
+	s, _ := ctx.Value(skippedKey{}).(*Skipped)
+	return s
+}
+
+// Add counts blocks whole blocks (of records records) or single records
+// skipped because of reason (the first reason is kept).
+func (s *Skipped) Add(blocks, records int64, reason error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.blocks += blocks
+	s.records += records
+	if s.reason == nil {
+		s.reason = reason
+	}
+}
+
+// Counts reports the blocks and records skipped so far and the first reason.
+func (s *Skipped) Counts() (blocks, records int64, reason error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.blocks, s.records, s.reason
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/backend"
 )
 
 // Reading blocks. A trace lookup finds the blocks holding the trace in
@@ -36,7 +37,7 @@ func recTrace(rec string) string {
 	return d.str()
 }
 
-const traceBlocksSQL = `SELECT b.bseq, d.data FROM block_traces t
+const traceBlocksSQL = `SELECT b.bseq, b.n, d.data FROM block_traces t
 	JOIN blocks b ON b.id = t.block JOIN block_data d ON d.id = t.block
 	WHERE t.trace = ?`
 
@@ -53,15 +54,22 @@ func (db *DB) traceBlocks(ctx context.Context, what string, id schema.TraceID, l
 			yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
 			return
 		}
-		for i, h := range hits {
-			if i == limit {
+		skip := backend.SkippedFrom(ctx)
+		sent := 0
+		for _, h := range hits {
+			if sent == limit {
 				return
 			}
 			var r schema.Record
 			if err := decodeRecord(h.rec, &r, nil); err != nil {
+				if skip != nil && errors.Is(err, backend.ErrCorrupt) {
+					skip.Add(0, 1, errCorrupt)
+					continue
+				}
 				yield(schema.Record{}, fmt.Errorf("%s: %w", what, explain(err)))
 				return
 			}
+			sent++
 			if !yield(r, nil) {
 				return
 			}
@@ -69,8 +77,11 @@ func (db *DB) traceBlocks(ctx context.Context, what string, id schema.TraceID, l
 	}
 }
 
-// traceHits reads the records of trace id, in insertion order.
+// traceHits reads the records of trace id, in insertion order. A block
+// that cannot be decoded is skipped and counted when ctx carries a
+// backend.Skipped, else it fails the read.
 func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, error) {
+	skip := backend.SkippedFrom(ctx)
 	r, err := db.reader()
 	if err != nil {
 		return nil, err
@@ -83,18 +94,24 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 	var hits []traceHit
 	var buf []byte
 	for rows.Next() {
-		var bseq int64
+		var bseq, n int64
 		var data sql.RawBytes
-		if err := rows.Scan(&bseq, &data); err != nil {
+		if err := rows.Scan(&bseq, &n, &data); err != nil {
 			return nil, err
 		}
 		p, err := db.zstd.dec.DecodeAll(data, buf[:0])
+		var entries []entry
 		if err != nil {
-			return nil, corrupt(err)
+			err = corrupt(err)
+		} else {
+			buf = p
+			entries, err = parseEntries(p)
 		}
-		buf = p
-		entries, err := parseEntries(p)
 		if err != nil {
+			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
+				db.skipBlock(skip, bseq, n, err)
+				continue
+			}
 			return nil, err
 		}
 		for _, e := range entries {
@@ -136,7 +153,7 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 			for range ch {
 			}
 		}()
-		if err := mergeBlocks(ch, q.Service, keep, limit, yield); err != nil {
+		if err := mergeBlocks(ch, q.Service, keep, limit, backend.SkippedFrom(ctx), yield); err != nil {
 			yield(schema.Record{}, windowError(what, explain(err)))
 		}
 	}
@@ -162,14 +179,18 @@ func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
 	if q.Service != "" {
 		where += ` AND instr(b.services, ?) > 0`
 	}
-	return `SELECT b.bseq, b.min_ts, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + where +
+	return `SELECT b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + where +
 		` ORDER BY b.min_ts`, q.Service != ""
 }
 
 // produceBlocks sends the window's blocks, decompressed and cut to the
-// window, in order of their first time, then any error, and closes ch.
+// window, in order of their first time, then any error, and closes ch. A
+// block that cannot be decoded is skipped and counted when ctx carries a
+// backend.Skipped (the rest of the window is still read), else it is the
+// error.
 func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to int64, ch chan<- windowChunk) {
 	defer close(ch)
+	skip := backend.SkippedFrom(ctx)
 	err := func() error {
 		r, err := db.reader()
 		if err != nil {
@@ -187,12 +208,17 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to 
 		defer rows.Close()
 		for rows.Next() {
 			var c windowChunk
+			var n int64
 			var data sql.RawBytes
-			if err := rows.Scan(&c.bseq, &c.minTS, &data); err != nil {
+			if err := rows.Scan(&c.bseq, &c.minTS, &n, &data); err != nil {
 				return err
 			}
 			entries, err := db.zstd.decodeBlock(data)
 			if err != nil {
+				if skip != nil && errors.Is(err, backend.ErrCorrupt) {
+					db.skipBlock(skip, c.bseq, n, err)
+					continue
+				}
 				return err
 			}
 			lo, _ := slices.BinarySearchFunc(entries, from, func(e entry, t int64) int { return cmp.Compare(e.ts, t) })
@@ -245,8 +271,9 @@ func (h *cursorHeap) Pop() any {
 // first time) into one stream in (time, insertion) order: a block joins
 // the heap once the smallest record left is not before its first time, as
 // no later block can hold an earlier record. It returns the error to
-// report.
-func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, yield func(schema.Record, error) bool) error {
+// report. A record that cannot be decoded is skipped and counted in skip
+// when not nil, else it is the error.
+func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
 	var h cursorHeap
 	next, ok := <-ch
 	sent := 0
@@ -279,6 +306,10 @@ func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit 
 		}
 		var r schema.Record
 		if err := decodeRecord(rec, &r, keep); err != nil {
+			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
+				skip.Add(0, 1, errCorrupt)
+				continue
+			}
 			return err
 		}
 		if !yield(r, nil) {
@@ -288,6 +319,21 @@ func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit 
 			return nil
 		}
 	}
+}
+
+// skipBlock counts a block of n records that cannot be decoded, and logs it.
+func (db *DB) skipBlock(skip *backend.Skipped, bseq, n int64, err error) {
+	skip.Add(1, n, errCorrupt)
+	db.log.Warn("store block cannot be decoded; skipped", "path", db.path, "batch", bseq, "records", n, "error", causeOf(err))
+}
+
+// causeOf is what a store error was caused by (a decompressor's words), for logs.
+func causeOf(err error) error {
+	var se *storeError
+	if errors.As(err, &se) && se.cause != nil {
+		return se.cause
+	}
+	return err
 }
 
 // recService reads the service of an encoded record; "" when unreadable.
