@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/faultline/faultline/enrich"
 	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/web"
 )
 
@@ -106,6 +106,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", err)
 	}
 	defer closeFn()
+	// The embedded store's file is followed: one moved over it is opened
+	// in its place (swapstore.go).
+	var swap *swapStore
+	if path := storePath(f.url); path != "" {
+		swap = newSwapStore(path, eng.Store, func(ctx context.Context) (store.Store, error) { return f.open(ctx, f.readOnly, log) }, log)
+		eng.Store = swap
+		defer swap.Close()
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hooks, svc, stopHooks, err := alertHooks(e, hs, eng, reg, log)
@@ -126,7 +134,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	// /mcp: the same tools as analyze mcp, in the same pool as the pages.
 	cfg.MCP = serveMCP(eng, log, hs.webProtected)
 	wb := newWebBackend(eng)
-	cfg.Health = withFileCheck(f.url, wb.health(eng.Store), log)
+	cfg.Health = wb.health(eng.Store)
+	if swap != nil {
+		swap.mu.Lock()
+		swap.onSwap = func() { wb.damaged.Store(nil) }
+		swap.mu.Unlock()
+		cfg.Health = withFileCheck(swap, cfg.Health)
+	}
 	h, err := web.New(cfg, wb, log)
 	if err != nil {
 		return fail(e, "serve", badUsage("%v", err))
@@ -134,20 +148,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	return serveUntilDone(ctx, e, ln, h, cfg, tlsConf)
 }
 
-// withFileCheck adds to health a check that the embedded store's file is
-// still the one the server opened: a store moved or copied over by
-// another file (mv new.db faultline.db) is not read by a server that
-// holds the old one open, which served the old data with /healthz ok.
-func withFileCheck(storeURL string, health func(context.Context) error, log *slog.Logger) func(context.Context) error {
-	path := storePath(storeURL)
-	opened, err := os.Stat(path)
-	if path == "" || err != nil {
-		return health
-	}
+// withFileCheck adds to health the check of the store's file: removed
+// while the server runs is unhealthy; replaced is opened (swapStore).
+func withFileCheck(swap *swapStore, health func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
-		if now, err := os.Stat(path); err != nil || !os.SameFile(opened, now) {
-			err := fmt.Errorf("the store file %s was replaced or removed while analyze serve ran; restart analyze serve to read the file now at that path", path)
-			log.Warn("store file replaced", "error", err)
+		if err := swap.health(ctx); err != nil {
 			return err
 		}
 		return health(ctx)

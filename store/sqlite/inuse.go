@@ -3,10 +3,13 @@
 package sqlite
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -41,4 +44,34 @@ func InUse(path string) (bool, error) {
 		return false, fmt.Errorf("cannot tell whether the store %q is open elsewhere: %w", truncate(path), err)
 	}
 	return lk.Type != syscall.F_UNLCK, nil
+}
+
+// HeldElsewhere reports whether another process holds a lock on path's
+// -shm file (a connection of another process has the store open),
+// reading /proc/locks: unlike InUse it opens nothing, so it may be called
+// while this process has the store open. It reports true when it cannot
+// tell.
+func HeldElsewhere(path string) bool {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path+"-shm", &st); err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	major := (st.Dev>>8)&0xfff | (st.Dev>>32)&^0xfff
+	minor := st.Dev&0xff | (st.Dev>>12)&^0xff
+	id := fmt.Sprintf("%02x:%02x:%d", major, minor, st.Ino)
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	self := strconv.Itoa(os.Getpid())
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// "1: POSIX  ADVISORY  READ 31165 fe:00:9987000 128 128"
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 6 && fs[5] == id && fs[4] != self {
+			return true
+		}
+	}
+	return sc.Err() != nil
 }

@@ -445,3 +445,17 @@ func truncate(s string) string {
 	}
 	return s[:max] + "…"
 }
+
+// Checkpoint copies what the write-ahead log holds into the database file
+// as far as readers allow, without waiting for them (a passive
+// checkpoint): a server that writes little (analyze serve's runbooks)
+// calls it after its writes, so that its log holds nothing the file lacks
+// when the file is replaced under it. A read-only store has nothing to do.
+func (db *DB) Checkpoint(ctx context.Context) error {
+	w, err := db.writer()
+	if err != nil {
+		return nil
+	}
+	_, err = w.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	return explain(err)
+}
