@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -94,6 +95,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e.Stderr, exitUsage, "%v; fix the patterns file.", err)
 	}
 	log := logger(e, false)
+	setMemoryLimit(e, dec.Limits())
 	lns, err := bind(f, log) // before the store: a busy port creates nothing
 	if err != nil {
 		return fail(e.Stderr, exitFail, "%v; choose another address.", err)
@@ -110,6 +112,22 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	return code
 }
+
+// setMemoryLimit sets a soft memory limit of the byte budget plus room
+// for the rest of the server (unless $GOMEMLIMIT sets one): what requests
+// hold is bounded by MaxBytesInFlight, but what they dropped (buffers
+// outgrown, bodies refused with 429) was collected late, and 24 gzip
+// bombs at once took the server to 1.2 GB.
+func setMemoryLimit(e *env, l ingest.Limits) {
+	if e.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(l.MaxBytesInFlight + memoryHeadroom)
+}
+
+// memoryHeadroom is the memory limit's room over the byte budget: the
+// store's caches, the decoders, the gRPC buffers.
+const memoryHeadroom = 256 << 20
 
 // checkAddr refuses a listen address that cannot be bound as written (no
 // port, a port out of range); empty turns the endpoint off.
