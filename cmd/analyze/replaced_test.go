@@ -100,3 +100,44 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeStoreReplacedWhileHeld: a store moved over the file while
+// another process (here a second analyze serve) still has the old one
+// open is not opened (the other process keeps the write-ahead log named
+// after the path), and the server says so at once, every request; the
+// first version of the swap spun on it holding its lock, and every
+// request hung. Once the other process stops, the new file is read.
+func TestServeStoreReplacedWhileHeld(t *testing.T) {
+	oldPath, _ := enrichStore(t)
+	t1 := enrichT0.Add(48 * time.Hour)
+	newPath, _ := enrichStoreAt(t, t1)
+	dir := t.TempDir()
+	storeFile := filepath.Join(dir, "faultline.db")
+	copyFile(t, oldPath, storeFile)
+	base, stop := startServe(t, "--store", storeFile)
+	defer stop()
+	child, childBase := startChild(t, nil, "--store", storeFile)
+	if code, body := httpGet(t, childBase+"/healthz"); code != 200 {
+		t.Fatalf("the other process: %d %s", code, body)
+	}
+	other := filepath.Join(dir, "new.db")
+	copyFile(t, newPath, other)
+	if err := os.Rename(other, storeFile); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		start := time.Now()
+		code, body := httpGet(t, base+"/healthz")
+		if code != 503 || time.Since(start) > 5*time.Second {
+			t.Fatalf("/healthz while another process holds the old file: %d %q after %v, want 503 at once", code, body, time.Since(start))
+		}
+	}
+	if err := child.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	win := fmt.Sprintf("%s/api/v1/incident?from=%s&to=%s", base, t1.Add(-time.Minute).Format(time.RFC3339), t1.Add(10*time.Minute).Format(time.RFC3339))
+	if code, body := httpGet(t, win); code != 200 || !strings.Contains(body, "inventory") {
+		t.Errorf("the new file's incident once the other process stopped: %d %.300s", code, body)
+	}
+}

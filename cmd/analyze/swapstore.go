@@ -87,8 +87,8 @@ func (s *swapStore) acquire(ctx context.Context) (*storeGen, error) {
 			break
 		}
 		if s.cur.refs == 0 {
-			s.swapLocked()
-			continue
+			s.swapLocked() // once per request: a refused file is tried again by the next one
+			break
 		}
 		if time.Since(s.pending) < swapWait {
 			break
