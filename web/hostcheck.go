@@ -19,9 +19,11 @@ var errForeignHost = httpError{http.StatusForbidden,
 // rebinding: every route but /healthz needs a Host this server answers to
 // (an IP address, localhost, the host of Config.PublicURL), and a request
 // that carries an Origin (a browser's write) needs an Origin of such a
-// host. The alert hooks, posted by Alertmanager and Grafana under any
-// name, are held to the Origin rule only. A protected server needs
-// credentials that a rebinding page does not have, and is not checked.
+// host; Origin "null" (a sandboxed iframe or a data: URL, which any page
+// can make) is no such host. The alert hooks, posted by Alertmanager and
+// Grafana under any name (without an Origin), are held to the Origin rule
+// only. A protected server needs credentials that a rebinding page does
+// not have, and is not checked.
 func (s *server) checkHost(c *gin.Context) {
 	r := c.Request
 	if s.cfg.authEnabled() || r.URL.Path == "/healthz" {
@@ -31,7 +33,7 @@ func (s *server) checkHost(c *gin.Context) {
 	hook := strings.HasPrefix(r.URL.Path, "/hooks/")
 	origin := r.Header.Get("Origin")
 	ok := hook || s.ownHost(r.Host)
-	if ok && origin != "" && origin != "null" {
+	if ok && origin != "" {
 		u, err := url.Parse(origin)
 		ok = err == nil && s.ownHost(u.Host)
 	}
