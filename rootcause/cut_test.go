@@ -2,14 +2,12 @@ package rootcause_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/sim"
-	"github.com/faultline/faultline/store/sqlite"
 )
 
 // TestWindowCutIsTold: a window holding more records than the limit is
@@ -17,20 +15,8 @@ import (
 // naming what was left out, and says nothing when the window fits.
 func TestWindowCutIsTold(t *testing.T) {
 	ctx := context.Background()
-	inc, err := sim.Generate(sim.Config{Seed: 91, Fault: sim.FaultKinds()[0], Baseline: 3 * time.Minute,
+	db, q := simStore(t, sim.Config{Seed: 91, Fault: sim.FaultKinds()[0], Baseline: 3 * time.Minute,
 		Window: 3 * time.Minute, TracesPerSecond: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.WriteBatch(ctx, inc.Records); err != nil {
-		t.Fatal(err)
-	}
-	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To}
 	whole, err := rootcause.Analyze(ctx, db, q, rootcause.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -31,19 +31,8 @@ func (s allAttrs) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.
 func TestAttrProjection(t *testing.T) {
 	ctx := context.Background()
 	for i, k := range sim.FaultKinds() {
-		inc, err := sim.Generate(sim.Config{Seed: int64(700 + i), Fault: k, Baseline: 5 * time.Minute,
+		db, q := simStore(t, sim.Config{Seed: int64(700 + i), Fault: k, Baseline: 5 * time.Minute,
 			Window: 3 * time.Minute, TracesPerSecond: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.WriteBatch(ctx, inc.Records); err != nil {
-			t.Fatal(err)
-		}
-		q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To}
 		projected, err := rootcause.Analyze(ctx, db, q, rootcause.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -62,4 +51,24 @@ func TestAttrProjection(t *testing.T) {
 		}
 		db.Close()
 	}
+}
+
+// simStore writes a simulated incident into an embedded store in a test
+// folder and returns the store and the incident's window.
+func simStore(t *testing.T, cfg sim.Config) (*sqlite.DB, rootcause.Query) {
+	t.Helper()
+	ctx := context.Background()
+	inc, err := sim.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.WriteBatch(ctx, inc.Records); err != nil {
+		t.Fatal(err)
+	}
+	return db, rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To}
 }
