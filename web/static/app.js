@@ -57,6 +57,28 @@
     if (q) { ev.preventDefault(); q.focus(); }
   });
 
+  // --- trace waterfall: corrected clock, or the hosts' own on demand ---------
+  var rawBtn = document.getElementById('wf-raw');
+  if (rawBtn) {
+    rawBtn.addEventListener('click', function () {
+      var raw = rawBtn.getAttribute('aria-pressed') !== 'true';
+      var p = raw ? 'data-raw-' : 'data-';
+      document.querySelectorAll('#wf li.wf').forEach(function (li) {
+        var rect = li.querySelector('summary rect');
+        if (rect) { rect.setAttribute('x', li.getAttribute(p + 'x')); rect.setAttribute('width', li.getAttribute(p + 'w')); }
+        var when = li.querySelector('.when');
+        if (when) when.textContent = li.getAttribute(p + 'off');
+      });
+      document.getElementById('wf').classList.toggle('hostclock', raw);
+      rawBtn.setAttribute('aria-pressed', raw ? 'true' : 'false');
+      rawBtn.textContent = raw ? 'Show corrected clock' : 'Show host clocks';
+      var note = document.getElementById('wf-clock-note');
+      if (note) note.textContent = raw
+        ? 'Bars and offsets by each host\'s own clock, as written: skewed hosts fall outside their callers.'
+        : 'Bars and offsets are on the corrected clock: each span inside its caller\'s.';
+    });
+  }
+
   // --- live refresh of the incident page -----------------------------------
   var root = document.getElementById('incident');
   if (!root) return;
