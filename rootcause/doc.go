@@ -56,7 +56,8 @@
 // Every service gets a profile in the window and in the baseline: log
 // templates (their rate, level and first time seen), error and warning
 // rates, the self time of its spans (a span's duration less its children's)
-// and the service versions it reported. Comparing the two finds what is new
+// and the versions it told (a service.version attribute, the template hash
+// in a pod's name, a startup line's version: version.go). Comparing the two finds what is new
 // (templates never seen before, a new version), what vanished (templates
 // that stopped), and what got slower. A service that logs the same errors
 // all day scores nothing for them.
@@ -279,7 +280,8 @@
 //	              slowed (network-delay, 0.5)
 //	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
 //	              whose execution changed)                                    full at z 6
-//	deploy        a version absent from the baseline                  1.0     —                                   deploy.txtar
+//	deploy        a version absent from the baseline: service.version, 1.0    restartLoop 6 startup lines         deploy*.txtar,
+//	              a pod template hash, or a startup line's version            (version.go)                        version_test.go
 //	deploy_effect a callee fails only in its new version's calls,     E moved ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
 //	              which came with it (rate since ≥ 3× before)                 riseFactor (correlate.Risen)
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar

@@ -187,9 +187,9 @@ type serviceProfile struct {
 	// how it looks from outside, the only view of a third-party dependency.
 	peerNs     []float64
 	peerErrors int
-	spans      bool                 // it wrote a span
-	versions   map[string]time.Time // service.version -> first seen
-	buckets    []int                // errors per bucket (window only)
+	spans      bool                    // it wrote a span
+	versions   map[string]*versionSeen // version -> when first seen (version.go)
+	buckets    []int                   // errors per bucket (window only)
 }
 
 // templateStat counts one log template of one service.
@@ -256,7 +256,7 @@ func (p *period) minutes() float64 {
 func (p *period) service(name string) *serviceProfile {
 	sp := p.services[name]
 	if sp == nil {
-		sp = &serviceProfile{name: name, templates: map[string]*templateStat{}, versions: map[string]time.Time{}}
+		sp = &serviceProfile{name: name, templates: map[string]*templateStat{}, versions: map[string]*versionSeen{}}
 		p.services[name] = sp
 	}
 	return sp
@@ -278,11 +278,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 	}
 	sp := p.service(r.Service)
 	sp.records++
-	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
-		if _, ok := sp.versions[v]; !ok {
-			sp.versions[v] = r.Time
-		}
-	}
+	sp.addVersions(r)
 	if r.Type == schema.TypeSpan {
 		sp.spans = true
 	}

@@ -3,6 +3,8 @@ package rootcause
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -217,14 +219,67 @@ func scoreDeploy(in *inputs, s *scored) {
 	if in.base.records > 0 {
 		b = in.base.services[s.service]
 	}
-	for _, v := range sortedKeys(w.versions) {
-		if b != nil && !b.versionsHas(v) && len(b.versions) > 0 {
-			s.kind, s.deployedAt = schema.KindBadDeploy, w.versions[v]
-			s.add("deploy", wDeploy, fmt.Sprintf("version %s first seen at %s; the baseline ran %s",
-				quoteCut(v, 40), w.versions[v].UTC().Format(time.TimeOnly), joinCut(sortedKeys(b.versions), 3)))
+	if b == nil {
+		return
+	}
+	vs := sortedKeys(w.versions)
+	slices.SortStableFunc(vs, func(x, y string) int { return w.versions[x].first.Compare(w.versions[y].first) })
+	for _, v := range vs {
+		if nv, ok := b.newVersion(v, w.versions[v]); ok {
+			seen := w.versions[v]
+			s.kind, s.deployedAt = schema.KindBadDeploy, seen.first
+			s.add("deploy", wDeploy, fmt.Sprintf("%s first seen at %s; %s",
+				nv, seen.first.UTC().Format(time.TimeOnly), b.ranVersions(seen.pod)))
 			return
 		}
 	}
+}
+
+// newVersion reports whether window version v of the service is one the
+// baseline did not run, and how to name it. A version number is new when
+// the baseline told the service's version and never this one, or, when
+// it told none, the window's lines say the service started with it (no
+// more than a rollout's few times: restartLoop); a pod template is new
+// when the baseline saw the service's pods on other templates.
+func (b *serviceProfile) newVersion(v string, seen *versionSeen) (string, bool) {
+	if b.versionsHas(v) {
+		return "", false
+	}
+	name := "version " + quoteCut(seen.name, 40)
+	if seen.pod {
+		return v, b.hasVersions(true)
+	}
+	if seen.starts > 0 {
+		name += " (a startup line)"
+	}
+	return name, b.hasVersions(false) || seen.starts > 0 && seen.starts < restartLoop
+}
+
+// hasVersions reports whether the profile saw any version of the kind.
+func (sp *serviceProfile) hasVersions(pod bool) bool {
+	for _, vs := range sp.versions {
+		if vs.pod == pod {
+			return true
+		}
+	}
+	return false
+}
+
+// ranVersions says what versions of the kind the baseline ran.
+func (sp *serviceProfile) ranVersions(pod bool) string {
+	var vs []string
+	for _, v := range sortedKeys(sp.versions) {
+		if sp.versions[v].pod == pod {
+			vs = append(vs, strings.TrimPrefix(sp.versions[v].name, "pod template "))
+		}
+	}
+	if len(vs) == 0 {
+		return "the baseline told no version"
+	}
+	if pod {
+		return "the baseline's pods ran template " + joinCut(vs, 3)
+	}
+	return "the baseline ran " + joinCut(vs, 3)
 }
 
 func (sp *serviceProfile) versionsHas(v string) bool { _, ok := sp.versions[v]; return ok }
