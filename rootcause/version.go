@@ -32,7 +32,7 @@ type versionSeen struct {
 	// starts counts the startup lines that named it: a version that
 	// started over and over is a restart loop, not a rollout.
 	starts int
-	pod    bool // a pod template, not a version number
+	pod    bool   // a pod template, not a version number
 	name   string // as first written ("v1.5.0")
 }
 
