@@ -52,6 +52,19 @@
 // larger than Options.MaxSkew is not applied. Every correction is a
 // warning and shows in the timeline as adjusted_ms.
 //
+// A trace without spans has only its lines: a line of a caller naming the
+// callee it calls ("calling http://orders:8080/...") bounds the callee's
+// clock from below (its lines cannot precede the call). Two rules bound
+// it from above, for a callee whose clock runs ahead, whose errors would
+// otherwise follow the caller's reports of them: an error that quotes
+// another service's error message (a wrapped chain, "payment failed:
+// charge 8812 failed: ...") came after it (skew_quoted), and a caller's
+// error that tells the status its callee answered ("request to orders
+// failed with status 400") came after the callee's first error
+// (skew_answered); a callee's error later by more than answerSlack
+// (100 ms, a handler logging after it answered) is moved a tolerance
+// before the line that reports it.
+//
 // # Classify
 //
 // Each error record (ERROR and above, or a span with error status) gets a
@@ -74,6 +87,11 @@
 // matched to the trace's services by exact name, by letters and digits
 // ("paymentService" is payment-service), by the first DNS label, or as a
 // pod-name prefix; an unmatched name is kept as an external dependency.
+// An error that names no service of the trace (an address, nothing) but
+// quotes another service's error message ("POST http://10.0.3.7/charge
+// returned 503: <payments' own message>") names that service
+// (quoted_error): the walk reaches its error even when that error alone
+// would not propagate.
 //
 // # Causal order
 //
@@ -252,6 +270,17 @@
 //	breaker_address              the suspect is an address: the one dependency the breaker's own lines name        none                                       TestRules/breaker_address
 //	breaker_alias                the suspect is the dependency: take the longer name its callers give it            none                                       TestRules/breaker_alias
 //	breaker_next_down            a breaker behind a breaker settles nothing: where the walks through it went on to  none                                       TestRules/breaker_next_down
+//
+//	skewRules, per trace, after the clock-skew correction (traces without spans):
+//	skew_quoted                  an error quotes another service's error: that one came first                     answerSlack, MaxSkew                       testdata/skew_quoted.txtar
+//	skew_answered                a caller's error tells the status its callee answered: the callee's error first   answerSlack, MaxSkew                       testdata/skew_answered.txtar
+//
+//	classifyRules, per trace, after classification:
+//	quoted_error                 an error naming no service of the trace quotes one's error: that is its callee   minQuote                                   testdata/quoted_error.txtar
+//
+// The per-trace rules read no store and run in AnalyzeRecords as well;
+// their scenarios are testdata/*.txtar files with a "rule" part, which
+// TestScenarios also runs with the rule left out.
 //
 // Words with a special meaning in these rules: a lead is what a fast
 // failure leaves to follow (the silent dependency, when, whether the

@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/schema"
@@ -131,6 +132,51 @@ func hopRules() []hopRule {
 		{ruleBreakerAlias, renameByCallers},
 		{ruleBreakerNextDown, goOnNextDown},
 	}
+}
+
+// traceRule is a rule of the per-trace steps, which read no store: it
+// runs at the end of the step its registry belongs to and may change what
+// that step left on t. Its name ends the warning or the reason clause it
+// writes; a scenario under testdata/ with a "rule" file shows it decides
+// (TestScenarios).
+type traceRule struct {
+	name  string
+	apply func(t *Trace)
+}
+
+// skewRules run after the clock-skew correction of the span tree or of the
+// callers' lines, in order.
+func skewRules() []traceRule {
+	return []traceRule{
+		{ruleSkewQuoted, boundByQuotes},
+		{ruleSkewAnswered, boundByAnswers},
+	}
+}
+
+// classifyRules run after every record is classified and its callee named,
+// in order.
+func classifyRules() []traceRule {
+	return []traceRule{
+		{ruleQuotedError, nameQuotedCallee},
+	}
+}
+
+// applyTraceRules runs the rules not left out by the options.
+func applyTraceRules(t *Trace, rules []traceRule) {
+	for _, r := range rules {
+		if !t.opts.ruleOff(r.name) {
+			r.apply(t)
+		}
+	}
+}
+
+// traceRuleNames lists the per-trace rules of every registry.
+func traceRuleNames() []string {
+	var out []string
+	for _, r := range slices.Concat(skewRules(), classifyRules()) {
+		out = append(out, r.name)
+	}
+	return out
 }
 
 // ruleTag is the suffix of a reason clause written by the named rules:

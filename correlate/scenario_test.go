@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,26 +27,41 @@ const scenarioTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 // TestScenarios runs every testdata/*.txtar: the records in records.jsonl
 // are analysed, the summary must equal the "want" file exactly, and the
 // --json document must equal testdata/NAME.golden (-update rewrites it).
+// A scenario with a "rule" file is the scenario of the per-trace rule it
+// names (see traceRuleNames): the rule's name must appear in the result's
+// warnings or suspect reason, and with the rule left out the summary must
+// differ from want.
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
+	covered := map[string]bool{}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) { runScenario(t, file, name) })
+		t.Run(name, func(t *testing.T) { covered[runScenario(t, file, name)] = true })
+	}
+	for _, n := range traceRuleNames() {
+		if !covered[n] {
+			t.Errorf("per-trace rule %s has no scenario (a testdata/*.txtar with a \"rule\" file naming it)", n)
+		}
 	}
 }
 
-func runScenario(t *testing.T, file, name string) {
+// runScenario runs one scenario file and returns the rule it is the
+// scenario of ("" for none).
+func runScenario(t *testing.T, file, name string) string {
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, want := scenarioParts(t, ar)
+	recs, want, rule := scenarioParts(t, ar)
 	res := AnalyzeRecords(recs, Options{})
 	if got := summarize(res); got != want {
 		t.Errorf("summary mismatch\n--- got ---\n%s--- want ---\n%s", got, want)
+	}
+	if rule != "" {
+		checkRuleScenario(t, recs, res, rule, want)
 	}
 	doc, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -72,17 +88,41 @@ func runScenario(t *testing.T, file, name string) {
 	if res.Failed && !strings.Contains(text.String(), "ORIGIN") {
 		t.Errorf("text rendering does not mark the origin:\n%s", text.String())
 	}
+	return rule
 }
 
-func scenarioParts(t *testing.T, ar *txtar.Archive) ([]schema.Record, string) {
+// checkRuleScenario asserts that the rule named in a scenario's "rule" file
+// decides it: res names the rule, and without it the summary is not want.
+func checkRuleScenario(t *testing.T, recs []schema.Record, res *Result, rule, want string) {
+	t.Helper()
+	if !slices.Contains(traceRuleNames(), rule) {
+		t.Fatalf("rule %q is not a per-trace rule (traceRuleNames)", rule)
+	}
+	said := slices.ContainsFunc(res.Warnings, func(w string) bool { return slices.Contains(reasonRules(w), rule) })
+	if s := res.Suspect; s != nil && slices.Contains(reasonRules(s.Reason), rule) {
+		said = true
+	}
+	if !said {
+		t.Errorf("neither the warnings nor the suspect's reason name %s: %q, %+v", rule, res.Warnings, res.Suspect)
+	}
+	off := AnalyzeRecords(recs, Options{off: map[string]bool{rule: true}})
+	t.Logf("without %s:\n%s", rule, summarize(off))
+	if summarize(off) == want {
+		t.Errorf("without %s the summary is still the one wanted: the scenario does not need the rule", rule)
+	}
+}
+
+func scenarioParts(t *testing.T, ar *txtar.Archive) ([]schema.Record, string, string) {
 	var recs []schema.Record
-	want := ""
+	want, rule := "", ""
 	for _, f := range ar.Files {
 		switch f.Name {
 		case "records.jsonl":
 			recs = parseScenarioRecords(t, f.Data)
 		case "want":
 			want = string(f.Data)
+		case "rule":
+			rule = strings.TrimSpace(string(f.Data))
 		default:
 			t.Fatalf("unknown file %q in scenario", f.Name)
 		}
@@ -90,7 +130,7 @@ func scenarioParts(t *testing.T, ar *txtar.Archive) ([]schema.Record, string) {
 	if len(recs) == 0 || want == "" {
 		t.Fatal("a scenario needs records.jsonl and want")
 	}
-	return recs, want
+	return recs, want, rule
 }
 
 // scenarioRecord is one line of records.jsonl: times in ms from

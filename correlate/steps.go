@@ -40,6 +40,7 @@ func classifyRecords(t *Trace) {
 		markNode(t, e)
 	}
 	unifyTargets(t)
+	applyTraceRules(t, classifyRules())
 	markFailedSubtrees(t)
 }
 

@@ -72,6 +72,9 @@ func walkStart(t *Trace, why *[]string) int32 {
 			cur = firstNot(t, cur, contained)
 		}
 	}
+	if w := quotedWhy(t, cur); w != "" {
+		*why = append(*why, w)
+	}
 	if cur >= 0 && t.ents[cur].failure == failError {
 		cur = laterCause(t, cur)
 	}

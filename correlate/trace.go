@@ -40,6 +40,8 @@ type Trace struct {
 	named map[spanService][]int32
 	// peers caches peerAtAddress by address.
 	peers map[string]string
+	// quoted caches quotes: the error lines quoting other services' errors.
+	quoted *[]quoting
 }
 
 // spanService is a span-tree node and a service in it.
