@@ -81,12 +81,30 @@ func (e *Engine) Trace(ctx context.Context, id schema.TraceID) (*correlate.Resul
 	if w := e.skippedWarning(skipped, "this trace"); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
-	if res.Suspect != nil && res.Suspect.Kind.Valid() {
-		if rb, err := e.Runbooks.ForKind(res.Suspect.Kind); err == nil {
-			res.Runbook = rb.Ref()
-		}
-	}
+	res.Runbook = e.suspectRunbook(ctx, res)
 	return res, nil
+}
+
+// suspectRunbook is the runbook a trace links for its suspect: the one the
+// latest incident analysis wrote for that service when the trace falls in
+// its window (runbookgen.ForSuspect), else the generic runbook of the
+// suspect's kind; nil without a suspect.
+func (e *Engine) suspectRunbook(ctx context.Context, res *correlate.Result) *schema.RunbookRef {
+	if res.Suspect == nil {
+		return nil
+	}
+	if rb, err := runbookgen.ForSuspect(ctx, e.Store, res.Suspect.Service, res.Start); err == nil {
+		return rb.Ref()
+	} else if !errors.Is(err, schema.ErrNotFound) {
+		e.Log.Debug("no incident runbook for the trace's suspect", "service", res.Suspect.Service, "error", err)
+	}
+	if !res.Suspect.Kind.Valid() {
+		return nil
+	}
+	if rb, err := e.Runbooks.ForKind(res.Suspect.Kind); err == nil {
+		return rb.Ref()
+	}
+	return nil
 }
 
 // Runbook returns a saved runbook by id, or the generic runbook of a kind

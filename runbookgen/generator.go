@@ -92,7 +92,9 @@ func checkBase(raw string) (string, error) {
 // parse errors (with file and line), unknown kinds, unreadable files.
 func (g *Generator) Problems() []error { return g.problems }
 
-// ForCandidate writes the runbook of candidate c of report rep. It never
+// ForCandidate writes the runbook of candidate c of report rep, under an
+// id of its own text (see versionID): another analysis that says anything
+// else gives another id, so a link keeps what it said. It never
 // fails: a team template that breaks falls back to the built-in runbook
 // and says so in Notes. A nil c gives the generic runbook of "unknown".
 func (g *Generator) ForCandidate(rep *rootcause.Report, c *rootcause.Candidate) *Runbook {
@@ -104,8 +106,14 @@ func (g *Generator) ForCandidate(rep *rootcause.Report, c *rootcause.Candidate) 
 		return rb
 	}
 	d := g.newData(rep, c)
+	// The id names this text: render once under the stable id to learn
+	// what the runbook says, then again under the id of that text (the
+	// runbook links itself).
+	d.ID = versionID(d.ID, g.render(d, c.Service))
+	d.URL = g.runbookURL(d.ID)
 	rb := g.render(d, c.Service)
 	rb.CandidateID = c.ID
+	rb.From, rb.To = rep.Window.From, rep.Window.To
 	_, rb.SeverityReason = severity(rep, c, func(t Text) string { return `"` + t.raw() + `"` })
 	return rb
 }

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/faultline/faultline/schema"
 )
 
 // DocStore keeps JSON documents by kind and id. The consumer owns this
@@ -28,7 +31,9 @@ var (
 )
 
 // Save stores rb under its id, and also under its candidate's id when that
-// differs and is a valid id, so both find it.
+// differs and is a valid id, so both find it. A candidate runbook's id
+// names its text (versionID), so saving another analysis's runbook never
+// rewrites an older one; the candidate's id follows the latest.
 func Save(ctx context.Context, ds DocStore, rb *Runbook) error {
 	if rb == nil || !ValidID(rb.ID) {
 		return fmt.Errorf("cannot save runbook: %w", ErrBadID)
@@ -48,14 +53,53 @@ func Save(ctx context.Context, ds DocStore, rb *Runbook) error {
 	return nil
 }
 
-// SaveAll saves every runbook, stopping at the first error.
+// SaveAll saves every runbook, stopping at the first error. The first
+// runbook of each service (the best-ranked candidate, in Attach's order)
+// is also kept under ServiceKey, for ForSuspect.
 func SaveAll(ctx context.Context, ds DocStore, rbs []*Runbook) error {
+	seen := map[string]bool{}
 	for _, rb := range rbs {
 		if err := Save(ctx, ds, rb); err != nil {
 			return err
 		}
+		if rb.Generic || rb.Service == "" || seen[rb.Service] {
+			continue
+		}
+		seen[rb.Service] = true
+		doc, err := json.Marshal(rb)
+		if err == nil {
+			err = ds.PutDoc(ctx, DocKind, ServiceKey(rb.Service), doc)
+		}
+		if err != nil {
+			return fmt.Errorf("cannot save runbook %q as the latest of its service: %w", rb.ID, err)
+		}
 	}
 	return nil
+}
+
+// suspectSlack is how long after an incident window a trace may start and
+// still be linked to that incident's runbook.
+const suspectSlack = time.Hour
+
+// ForSuspect returns the runbook the latest analysis wrote for service,
+// when the trace that started at start (zero: any time) falls in its
+// incident window or up to suspectSlack after it: the runbook a trace page
+// links for its suspect. None wraps schema.ErrNotFound.
+func ForSuspect(ctx context.Context, ds DocStore, service string, start time.Time) (*Runbook, error) {
+	if service == "" {
+		return nil, fmt.Errorf("cannot find the runbook of no service: %w", schema.ErrNotFound)
+	}
+	rb, err := Load(ctx, ds, ServiceKey(service))
+	if err != nil {
+		return nil, err
+	}
+	if rb.Service != service {
+		return nil, fmt.Errorf("no runbook for service %q: %w", cut(clean(service), 40), schema.ErrNotFound)
+	}
+	if !start.IsZero() && !rb.From.IsZero() && (start.Before(rb.From) || start.After(rb.To.Add(suspectSlack))) {
+		return nil, fmt.Errorf("the latest runbook of %q is of another incident window: %w", cut(clean(service), 40), schema.ErrNotFound)
+	}
+	return rb, nil
 }
 
 // Load reads the runbook saved under id (a runbook id or a candidate id).

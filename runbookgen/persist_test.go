@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
@@ -51,8 +52,8 @@ func TestAttachSaveLoad(t *testing.T) {
 		if ref == nil || ref.ID != rbs[i].ID || ref.URL != "/runbooks/"+ref.ID || !ValidID(ref.ID) {
 			t.Fatalf("candidate %d: bad ref %+v", i, ref)
 		}
-		if ref.ID != RunbookID(c.Service, c.Kind, c.Signature) {
-			t.Errorf("candidate %d: id %q is not the stable id", i, ref.ID)
+		if !strings.HasPrefix(ref.ID, RunbookID(c.Service, c.Kind, c.Signature)+"-") {
+			t.Errorf("candidate %d: id %q does not begin with the stable id", i, ref.ID)
 		}
 	}
 	if rep.Candidates[0].Runbook.Severity != SevP1 || rep.Candidates[1].Runbook.Severity != SevP3 ||
@@ -151,6 +152,85 @@ func TestSparseCandidate(t *testing.T) {
 		checkSections(t, rb)
 		if !ValidID(rb.ID) || !strings.Contains(rb.Markdown, "unknown service") {
 			t.Errorf("%s: id %q or missing service placeholder", k, rb.ID)
+		}
+	}
+}
+
+// TestRunbookKeepsWhatItSaid: a runbook's id names its text. Another
+// analysis of the same candidate over another window (more traces, a
+// later first error) gets another id and leaves the first one's text as it
+// was; the same analysis again gets the same id; the candidate's id and
+// its service's key follow the latest.
+func TestRunbookKeepsWhatItSaid(t *testing.T) {
+	ctx := context.Background()
+	g := newGen(t, Config{})
+	ds := &memDocs{docs: map[string][]byte{}}
+	first := fixedReport(schema.KindDBPoolExhaustion)
+	rbs := g.Attach(first)
+	if err := SaveAll(ctx, ds, rbs); err != nil {
+		t.Fatal(err)
+	}
+	id, said := rbs[0].ID, rbs[0].Markdown
+	if !strings.Contains(said, "/runbooks/"+id) || !strings.Contains(said, "180 failing traces") {
+		t.Fatalf("the first runbook does not link itself or lacks its numbers:\n%s", said)
+	}
+	if again := g.Attach(fixedReport(schema.KindDBPoolExhaustion)); again[0].ID != id || again[0].Markdown != said {
+		t.Errorf("the same analysis gave id %q, want %q again", again[0].ID, id)
+	}
+
+	later := fixedReport(schema.KindDBPoolExhaustion)
+	later.Window.From, later.Window.To = later.Window.From.Add(time.Hour), later.Window.To.Add(2*time.Hour)
+	later.Traces, later.Candidates[0].Traces = 5000, 300
+	next := g.Attach(later)
+	if err := SaveAll(ctx, ds, next); err != nil {
+		t.Fatal(err)
+	}
+	if next[0].ID == id || !strings.HasPrefix(next[0].ID, RunbookID("payment", schema.KindDBPoolExhaustion, "9f86d081884c7d65")) {
+		t.Fatalf("the later analysis's runbook id %q, first %q: want another version of the same stable id", next[0].ID, id)
+	}
+	got, err := Load(ctx, ds, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Markdown != said || got.ID != id {
+		t.Errorf("runbook %s changed after another analysis:\n%s", id, got.Markdown)
+	}
+	if !got.From.Equal(first.Window.From) || !got.To.Equal(first.Window.To) {
+		t.Errorf("runbook %s is of window %v-%v, want the first analysis's", id, got.From, got.To)
+	}
+	for _, alias := range []string{"cand-1", ServiceKey("payment")} {
+		if latest, err := Load(ctx, ds, alias); err != nil || latest.ID != next[0].ID {
+			t.Errorf("%s gives %v (%v), want the latest version %s", alias, latest, err, next[0].ID)
+		}
+	}
+}
+
+// TestForSuspect: a trace's suspect links the runbook the latest analysis
+// wrote for that service while the trace falls in its window (or the hour
+// after), never another service's or another time's.
+func TestForSuspect(t *testing.T) {
+	ctx := context.Background()
+	g := newGen(t, Config{})
+	ds := &memDocs{docs: map[string][]byte{}}
+	rep := fixedReport(schema.KindDBPoolExhaustion)
+	worse := rep.Candidates[0]
+	worse.ID, worse.Rank, worse.Kind, worse.Signature = "cand-2", 2, schema.KindTimeout, "0000000000000001"
+	rep.Candidates = append(rep.Candidates, worse)
+	rbs := g.Attach(rep)
+	if err := SaveAll(ctx, ds, rbs); err != nil {
+		t.Fatal(err)
+	}
+	in := rep.Window.From.Add(10 * time.Minute)
+	rb, err := ForSuspect(ctx, ds, "payment", in)
+	if err != nil || rb.ID != rbs[0].ID {
+		t.Fatalf("ForSuspect(payment) = %v, %v; want the best-ranked candidate's runbook %s", rb, err, rbs[0].ID)
+	}
+	for _, c := range []struct {
+		svc string
+		at  time.Time
+	}{{"checkout", in}, {"payment", rep.Window.From.Add(-time.Minute)}, {"payment", rep.Window.To.Add(2 * time.Hour)}} {
+		if rb, err := ForSuspect(ctx, ds, c.svc, c.at); !errors.Is(err, schema.ErrNotFound) {
+			t.Errorf("ForSuspect(%s, %v) = %v, %v; want not found", c.svc, c.at, rb, err)
 		}
 	}
 }

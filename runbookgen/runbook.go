@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -37,10 +38,14 @@ type Runbook struct {
 	// Additions: the candidate this runbook was written for (its id may
 	// differ from ID), where the Markdown came from ("built-in" or the path
 	// of a team template), and problems met while writing it.
-	CandidateID string   `json:"candidate_id,omitempty"`
-	Generic     bool     `json:"generic,omitempty"`
-	Source      string   `json:"source,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
+	CandidateID string `json:"candidate_id,omitempty"`
+	// From and To are the incident window the runbook was written for
+	// (zero for a generic runbook).
+	From    time.Time `json:"from,omitzero"`
+	To      time.Time `json:"to,omitzero"`
+	Generic bool      `json:"generic,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	Notes   []string  `json:"notes,omitempty"`
 }
 
 // SourceBuiltIn is Runbook.Source for the embedded templates.

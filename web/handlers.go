@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 	"github.com/gin-gonic/gin"
@@ -66,7 +67,22 @@ func (s *server) tracePage(c *gin.Context) {
 	if n, err := strconv.Atoi(c.Query("rows")); err == nil && n > 0 {
 		rows = min(n, max(maxRowsParam, rows))
 	}
-	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), newTraceView(res, s.cfg.PublicURL, rows))
+	v := newTraceView(res, s.cfg.PublicURL, rows)
+	v.setRunbook(s.suspectRunbook(c, res))
+	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), v)
+}
+
+// suspectRunbook is the runbook the trace page's button opens: the one
+// ?runbook= names (the incident page's link to this trace) when it was
+// written for the trace's suspect, else the one the analysis linked (the
+// latest incident's runbook of the suspect, or its kind's generic one).
+func (s *server) suspectRunbook(c *gin.Context, res *correlate.Result) *schema.RunbookRef {
+	if q := c.Query("runbook"); q != "" && res.Suspect != nil {
+		if rb, err := s.runbook(c, q); err == nil && !rb.Generic && rb.Service == res.Suspect.Service {
+			return rb.Ref()
+		}
+	}
+	return res.Runbook
 }
 
 // runbookView is what the runbook page renders.
@@ -77,6 +93,11 @@ type runbookView struct {
 	// AlertHref is the runbook_url an alert carried: shown as a link from
 	// the alert, with its host, never as one of ours.
 	AlertHref, AlertHost string
+	// A candidate's runbook: Version is this text's own link, LatestHref
+	// the candidate's (which follows the latest analysis), Latest whether
+	// the page was opened by the latter, Window the incident window.
+	Version, LatestHref, Window string
+	Latest                      bool
 }
 
 // runbookPage serves GET /runbooks/ID and, for ID.md, the raw Markdown.
@@ -104,6 +125,13 @@ func (s *server) runbookPage(c *gin.Context) {
 	}
 	if rb.ID == "" {
 		v.RawHref = "/runbooks/" + url.PathEscape(id) + ".md"
+	}
+	if rb.CandidateID != "" && rb.ID != "" && !rb.Generic {
+		v.Version, v.LatestHref = "/runbooks/"+url.PathEscape(rb.ID), "/runbooks/"+url.PathEscape(rb.CandidateID)
+		v.Latest = id != rb.ID
+		if !rb.From.IsZero() {
+			v.Window = rb.From.UTC().Format("2006-01-02 15:04") + "–" + rb.To.UTC().Format("15:04 UTC")
+		}
 	}
 	title := rb.Title
 	if title == "" {

@@ -14,8 +14,10 @@ import (
 	"github.com/faultline/faultline/schema"
 )
 
-// defaultWindow is the incident window when the request names none.
-const defaultWindow = time.Hour
+// defaultWindow is the incident window when the request names none: the
+// CLI's (analyze incident), so that / and the CLI rank the same window.
+// An hour would swallow the baseline of an incident that began within it.
+const defaultWindow = 30 * time.Minute
 
 // maxServiceName caps the service filter's length.
 const maxServiceName = 200
@@ -28,7 +30,7 @@ type windowInput struct {
 }
 
 // parseIncidentQuery reads from/to, since, service and top. With no window
-// it is the last hour; since and from/to exclude each other.
+// it is the last defaultWindow; since and from/to exclude each other.
 func parseIncidentQuery(v url.Values, now time.Time, maxWindow time.Duration) (windowInput, error) {
 	var in windowInput
 	since, from, to := strings.TrimSpace(v.Get("since")), strings.TrimSpace(v.Get("from")), strings.TrimSpace(v.Get("to"))
@@ -48,7 +50,7 @@ func parseIncidentQuery(v url.Values, now time.Time, maxWindow time.Duration) (w
 		}
 		in.Query.From, in.Query.To = f, t
 	default:
-		in.Since, in.Query.From, in.Query.To = "1h", now.Add(-defaultWindow), now
+		in.Since, in.Query.From, in.Query.To = fmtDuration(defaultWindow), now.Add(-defaultWindow), now
 	}
 	if in.Query.To.Sub(in.Query.From) > maxWindow {
 		return in, fmt.Errorf("%w: the window is wider than the %s allowed; narrow it", ErrBadInput, fmtDuration(maxWindow))

@@ -17,7 +17,7 @@ func TestParseIncidentQuery(t *testing.T) {
 		top        int
 		bad        bool
 	}{
-		{q: "", from: now.Add(-time.Hour), to: now, since: "1h"},
+		{q: "", from: now.Add(-30 * time.Minute), to: now, since: "30m"},
 		{q: "since=15m", from: now.Add(-15 * time.Minute), to: now, since: "15m"},
 		{q: "since=2d&service=checkout&top=5", from: now.Add(-48 * time.Hour), to: now, since: "2d", svc: "checkout", top: 5},
 		{q: "from=2026-11-30T03:00:00Z&to=2026-11-30T04:00:00Z", from: now.Add(-90 * time.Minute), to: now.Add(-30 * time.Minute)},
@@ -28,7 +28,7 @@ func TestParseIncidentQuery(t *testing.T) {
 		{q: "to=2026-11-30T04:00:00Z", bad: true},
 		{q: "from=yesterday", bad: true},
 		{q: "since=8d", bad: true},
-		{q: "top=100", from: now.Add(-time.Hour), to: now, since: "1h", top: 100},
+		{q: "top=100", from: now.Add(-30 * time.Minute), to: now, since: "30m", top: 100},
 		{q: "top=0", bad: true},
 		{q: "top=101", bad: true},
 		{q: "top=abc", bad: true},

@@ -102,7 +102,7 @@ func incidentQueryString(in windowInput) string {
 
 func presets(in windowInput) []preset {
 	var out []preset
-	for _, p := range [...]struct{ label, since string }{{"Last 15 min", "15m"}, {"Last 1 h", "1h"}, {"Last 6 h", "6h"}} {
+	for _, p := range [...]struct{ label, since string }{{"Last 15 min", "15m"}, {"Last 30 min", "30m"}, {"Last 1 h", "1h"}, {"Last 6 h", "6h"}} {
 		q := url.Values{"since": {p.since}}
 		if in.Query.Service != "" {
 			q.Set("service", in.Query.Service)
@@ -147,7 +147,13 @@ func candidateViews(cs []rootcause.Candidate, max int) ([]candidateView, int) {
 			if j == 5 {
 				break
 			}
-			out[i].Examples = append(out[i].Examples, traceLink{ID: string(id), Short: id.Short(), Href: "/trace/" + url.PathEscape(string(id))})
+			href := "/trace/" + url.PathEscape(string(id))
+			if c.Runbook != nil && c.Runbook.ID != "" {
+				// The trace page's Runbook button then opens this
+				// incident's runbook, when the trace's suspect is c's.
+				href += "?runbook=" + url.QueryEscape(c.Runbook.ID)
+			}
+			out[i].Examples = append(out[i].Examples, traceLink{ID: string(id), Short: id.Short(), Href: href})
 		}
 	}
 	return out, hidden

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/schema"
 )
 
 // maxRowsParam is the most waterfall rows ?rows= may ask for.
@@ -35,8 +36,10 @@ type traceView struct {
 	// OriginRawTime its host's, when they differ.
 	OriginTime, OriginRawTime string
 	// RunbookLabel says what the Runbook button opens: the incident's
-	// runbook for this suspect, or the generic one of its kind.
+	// runbook for this suspect, or the generic one of its kind;
+	// RunbookInfo its severity and MTTR target.
 	RunbookLabel string
+	RunbookInfo  *schema.RunbookRef
 }
 
 // cascadeStep is one "X failed because of Y" line; Time is on the trace's
@@ -95,9 +98,7 @@ func newTraceView(res *correlate.Result, publicURL string, maxRows int) traceVie
 	if res.Origin != nil {
 		v.OriginTime, v.OriginRawTime = adj.clocks(*res.Origin)
 	}
-	if res.Runbook != nil && res.Runbook.ID != "" {
-		v.RunbookRef = "/runbooks/" + url.PathEscape(res.Runbook.ID)
-	}
+	v.setRunbook(res.Runbook)
 	v.Rows, v.Shown = traceRows(res, maxRows)
 	if v.Total > maxRows && maxRows < maxRowsParam {
 		v.MoreRows = min(v.Total, maxRowsParam, maxRows*4)
@@ -109,6 +110,20 @@ func newTraceView(res *correlate.Result, publicURL string, maxRows int) traceVie
 		}
 	}
 	return v
+}
+
+// setRunbook links the Runbook button to ref: an incident's runbook, or
+// the generic one of a kind (its id is the kind word), said so.
+func (v *traceView) setRunbook(ref *schema.RunbookRef) {
+	v.RunbookRef, v.RunbookLabel, v.RunbookInfo = "", "", nil
+	if ref == nil || ref.ID == "" {
+		return
+	}
+	v.RunbookRef, v.RunbookInfo = "/runbooks/"+url.PathEscape(ref.ID), ref
+	v.RunbookLabel = "Runbook of the incident"
+	if schema.Kind(ref.ID).Valid() {
+		v.RunbookLabel = "Generic runbook: " + ref.ID
+	}
 }
 
 // traceRows keeps the first maxRows entries plus every origin or cascade

@@ -159,8 +159,8 @@ func TestAPIDocumentsRoundTrip(t *testing.T) {
 		t.Errorf("backend got %+v, want %+v", b.lastQ, want)
 	}
 	get(h, "/api/v1/incident")
-	if b.lastQ.To.Sub(b.lastQ.From) != time.Hour || b.lastQ.Top != rootcause.MaxTop {
-		t.Errorf("default query = %+v, want the last hour and the API cap", b.lastQ)
+	if b.lastQ.To.Sub(b.lastQ.From) != 30*time.Minute || b.lastQ.Top != rootcause.MaxTop {
+		t.Errorf("default query = %+v, want the CLI's last 30 minutes and the API cap", b.lastQ)
 	}
 }
 

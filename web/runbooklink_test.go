@@ -1,0 +1,73 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// TestTraceRunbookButton: the trace page's Runbook button opens the
+// incident's runbook for the trace's suspect: the one the incident page's
+// link names (?runbook=) when it was written for that suspect, else the
+// one the analysis linked; a generic runbook says it is one.
+func TestTraceRunbookButton(t *testing.T) {
+	b := newFixtureBackend()
+	res := fixtureResult()
+	res.Runbook = &schema.RunbookRef{ID: "db-pool-exhaustion", Severity: "P2", MTTRTarget: "1h"}
+	b.traces[fixtureTrace] = res
+	b.runbooks["c-checkout-timeout"] = genericRunbook()
+	b.runbooks["c-checkout-timeout"].ID, b.runbooks["c-checkout-timeout"].Service = "c-checkout-timeout", "checkout"
+	b.runbooks["c-checkout-timeout"].Generic = false
+	h := newTestHandler(t, Config{}, b)
+	for _, c := range []struct{ query, href, label string }{
+		{"", "/runbooks/db-pool-exhaustion", "Generic runbook: db-pool-exhaustion · P2 · MTTR 1h"},
+		{"?runbook=" + fixtureRunbook, "/runbooks/" + fixtureRunbook, "Runbook of the incident · P1 · MTTR 15m"},
+		// Another service's runbook, a kind's, one that does not exist: the analysis's link stays.
+		{"?runbook=c-checkout-timeout", "/runbooks/db-pool-exhaustion", "Generic runbook"},
+		{"?runbook=timeout", "/runbooks/db-pool-exhaustion", "Generic runbook"},
+		{"?runbook=nosuch", "/runbooks/db-pool-exhaustion", "Generic runbook"},
+		{"?runbook=%22%3E%3Cb%3E", "/runbooks/db-pool-exhaustion", "Generic runbook"},
+	} {
+		rec := get(h, "/trace/"+string(fixtureTrace)+c.query)
+		page := rec.Body.String()
+		i := strings.Index(page, `id="trace-runbook"`)
+		if rec.Code != 200 || i < 0 {
+			t.Fatalf("%s: %d, no runbook button", c.query, rec.Code)
+		}
+		button := page[i:min(len(page), i+200)]
+		if !strings.Contains(button, `href="`+c.href+`"`) || !strings.Contains(button, c.label) {
+			t.Errorf("%s: the button is %s; want %s, %q", c.query, button, c.href, c.label)
+		}
+	}
+	// The incident page links each example trace with its candidate's runbook.
+	page := get(h, "/incident").Body.String()
+	if !strings.Contains(page, `href="/trace/`+string(fixtureTrace)+`?runbook=`+fixtureRunbook+`"`) {
+		t.Errorf("the incident page's example trace links do not carry the candidate's runbook")
+	}
+}
+
+// TestRunbookPageVersion: a candidate's runbook page says which incident
+// window it was written for and that its link keeps the text, and links
+// the latest; opened by the candidate's id, it links this version's own.
+func TestRunbookPageVersion(t *testing.T) {
+	b := newFixtureBackend()
+	rb := *fixtureRunbookDoc()
+	rb.ID, rb.CandidateID = "payments-db-pool-exhaustion-0123456789ab-89abcdef", fixtureRunbook
+	rb.From, rb.To = fixtureNow.Add(-time.Hour), fixtureNow
+	b.runbooks[rb.ID], b.runbooks[fixtureRunbook] = &rb, &rb
+	h := newTestHandler(t, Config{}, b)
+	version := get(h, "/runbooks/"+rb.ID).Body.String()
+	for _, want := range []string{"Written for the incident window 2026-11-30 03:30–04:30 UTC; this link keeps this text.",
+		`<a href="/runbooks/` + fixtureRunbook + `">The latest runbook of this candidate</a>`} {
+		if !strings.Contains(version, want) {
+			t.Errorf("the version's page lacks %q", want)
+		}
+	}
+	latest := get(h, "/runbooks/"+fixtureRunbook).Body.String()
+	if !strings.Contains(latest, "This link follows the latest analysis of this candidate") ||
+		!strings.Contains(latest, `<a href="/runbooks/`+rb.ID+`">this version's own link</a>`) {
+		t.Errorf("the candidate's page does not link the version it shows")
+	}
+}
