@@ -16,6 +16,7 @@ func (s *sim) background(from, to time.Time) {
 		}
 	}
 	s.faultLines()
+	s.seedLines(from, to)
 }
 
 // periodic writes a pod's health checks and, for noisy services, scheduled-job errors.
@@ -44,7 +45,7 @@ func (s *sim) faultLines() {
 	n := s.p.target
 	switch s.p.kind {
 	case schema.KindBadDeploy:
-		if s.p.badEdge != nil {
+		if s.p.badEdge != nil || s.p.oldPods != nil {
 			s.rolloutLines(n)
 			return
 		}
@@ -57,6 +58,10 @@ func (s *sim) faultLines() {
 		s.gcLines(n)
 		s.oomLines(n)
 	case schema.KindConnectionRefused:
+		if !n.logs() {
+			s.healthLines(n)
+			return
+		}
 		s.crashLines(n)
 	case schema.KindDBPoolExhaustion:
 		s.poolLines(n)

@@ -35,6 +35,9 @@ func buildGraph(r rng, cfg Config) *graph {
 	case topoEdge:
 		b.buildEdge()
 		return b.g
+	case topoRouting, topoJobClaim, topoTriage, topoPayment:
+		b.buildSeed(cfg.Topology)
+		return b.g
 	}
 	b.makeServices()
 	b.makeOps()

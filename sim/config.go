@@ -18,8 +18,8 @@ type Config struct {
 	// Faults (e.g. "silent-db" of dependency-timeout); empty is the kind's
 	// first variant. With Fault empty it also sets the kind.
 	FaultType string
-	// Topology is the shape of the system, one of Topologies: "shop" (the
-	// default), "jobqueue" or "edge".
+	// Topology is the shape of the system, one of AllTopologies: "shop"
+	// (the default), "jobqueue" or "edge", or a seed system (SeedTopologies).
 	Topology string
 	// Start is when the baseline begins; zero is 2026-01-15T09:00:00Z.
 	Start time.Time
@@ -117,12 +117,15 @@ const (
 )
 
 // FaultNamed returns the fault a name stands for: a kind (its first
-// variant) or a fault type.
+// variant) or a fault type, a seed system's included.
 func FaultNamed(name string) (Fault, bool) {
 	for _, f := range Faults() {
 		if string(f.Kind) == name && f.Type == faultTypes(f.Kind)[0] || f.Type == name {
 			return f, true
 		}
+	}
+	if f, _, ok := seedFaultNamed(name); ok {
+		return f, true
 	}
 	return Fault{}, false
 }
@@ -169,10 +172,18 @@ func (c Config) check() error {
 		return fmt.Errorf("services must be between 3 and 40, or 0 for a choice from the seed (got %d)", c.Services)
 	case c.Fault != "" && !isFaultKind(c.Fault):
 		return fmt.Errorf("fault %q is not one of %v", truncate(string(c.Fault), 40), FaultKinds())
-	case c.FaultType != "" && (c.Fault == "" || !slices.Contains(faultTypes(c.Fault), c.FaultType)):
+	case !slices.Contains(AllTopologies(), c.Topology):
+		return fmt.Errorf("topology %q is not one of %v", truncate(c.Topology, 40), AllTopologies())
+	}
+	if c.FaultType == "" || c.Fault != "" && slices.Contains(faultTypes(c.Fault), c.FaultType) {
+		return nil
+	}
+	f, topo, ok := seedFaultNamed(c.FaultType)
+	switch {
+	case !ok || f.Kind != c.Fault:
 		return fmt.Errorf("fault type %q is not a variant of fault %q (see Faults)", truncate(c.FaultType, 40), c.Fault)
-	case !slices.Contains(Topologies(), c.Topology):
-		return fmt.Errorf("topology %q is not one of %v", truncate(c.Topology, 40), Topologies())
+	case topo != c.Topology:
+		return fmt.Errorf("fault type %q is a fault of the %s system, not of %s", c.FaultType, topo, c.Topology)
 	}
 	return nil
 }

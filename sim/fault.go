@@ -32,6 +32,7 @@ type plan struct {
 	badEdge  *edge         // silent bad deploy: the call the new version gets wrong
 	badField string        // silent bad deploy: the field it leaves out
 	oldPods  []*pod        // silent bad deploy: the pods the new ones replace
+	newLabel string        // classifier-new-label: the answer the new version gives
 }
 
 type interval struct{ from, to time.Time }

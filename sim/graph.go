@@ -36,6 +36,7 @@ type graph struct {
 	// topology is the shape the graph was built in (Topologies); namespace
 	// is the Kubernetes namespace its pods run in.
 	topology, namespace string
+	sys                 *system // a seed system's parts (seed_build.go); nil in the generic shapes
 }
 
 // node is one service or resource of the graph.
@@ -61,7 +62,14 @@ type node struct {
 	access      int           // 0 no access log, 1 INFO always, 2 level by status
 	app         string        // Java services: the application class name
 	dbName      string        // databases outside the shop: db.name on client spans
-	address     string        // databases outside the shop: server.address on client spans
+	address     string        // databases outside the shop: server.address on client spans; seed systems' APIs: their host
+	// The seed systems' additions (seed_*.go); zero elsewhere.
+	path         string   // seed systems' APIs: the path their callers' URLs take
+	noiseLines   []string // the everyday errors it logs, instead of the common ones
+	seedStart    bool     // it announces its version at startup in its own words ("X v1.2.3 started")
+	maxDelivery  int      // queues: deliveries of a message before the dead letter queue; 0 none
+	deadLetter   string   // queues: where a message goes after maxDelivery failed deliveries
+	compensation *edge    // queues: the consumer's saga compensation after a message is dead-lettered
 }
 
 // pod is one instance of a service, on a host with its own clock skew.
@@ -85,6 +93,15 @@ type op struct {
 	self     time.Duration
 	chatter  []string // INFO lines it writes
 	hit      float64  // share of requests its first call, a cache, answers (the rest go on); 0 none
+	// The seed systems' additions (seed_*.go); zero elsewhere.
+	hitSkip  int      // on a cache hit, how many following calls it skips (0: a hit answers the request)
+	internal bool     // a loop of the service's own (a holder's job), not a request it serves
+	ns       string   // the namespace its requests belong to (a holder's jobs)
+	gate     bool     // it refuses claims while its namespace's breaker is open
+	audit    bool     // it writes a holder's failed job to the audit log
+	onFail   *edge    // the call that reports a failed job (the holder's fail), made when a call fails
+	labels   []string // a classifier's answers; its callers act on them
+	branch   *edge    // the call a workflow makes when its classifier answers a label it did not know
 }
 
 // edge is a call from an operation to a node, with its resilience policy.
@@ -103,6 +120,9 @@ type edge struct {
 	policy   *edgePolicy
 	alt      *edge    // the call made instead when this one fails (a fallback backend); nil none
 	spell    spelling // how the caller names the callee in its attributes
+	// The seed systems' additions (seed_*.go); zero elsewhere.
+	fallbackErr bool // the fallback is logged at ERROR, as a console.error before the next source
+	claim       bool // a holder's call to the queue itself (claim, complete): its failure is no failed job
 }
 
 // spelling is how a caller names its callee in its spans' and logs'
@@ -113,6 +133,8 @@ const (
 	spellPeer spelling = iota
 	spellAddress
 	spellURL
+	spellRemote  // remote.service, as some JSON loggers name a callee
+	spellPeerKey // peer
 )
 
 // edgePolicy is what all edges between two nodes share: one breaker, one bulkhead.

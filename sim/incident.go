@@ -57,6 +57,10 @@ func Generate(cfg Config) (*Incident, error) {
 		return nil, fmt.Errorf("cannot simulate: %w", err)
 	}
 	r := newRNG(cfg.Seed)
+	if own := seedFaults(cfg.Topology); cfg.Fault == "" && own != nil {
+		f := pick(r, own)
+		cfg.Fault, cfg.FaultType = f.Kind, f.Type
+	}
 	if cfg.Fault == "" {
 		cfg.Fault = pick(r, FaultKinds())
 	}

@@ -126,6 +126,9 @@ func (s *sim) attempt(sc scope, e *edge, t time.Time) outcome {
 	}
 	if out.fail != okay {
 		out.err = clientErrorMsg(sc.n, e, out)
+		if in.reason != "" && out.fail == failStatus {
+			out.err = quotedErrorMsg(sc.n, e, out.status, in.reason)
+		}
 	}
 	s.clientSpan(sc, e, cs, t, out)
 	if out.ignored { // the caller's new version does not look at the answer
@@ -171,6 +174,14 @@ func dbOf(o *op) *node {
 // external is a call to a third-party API.
 func (s *sim) external(e *edge, t time.Time) outcome {
 	lat := s.r.latency(120*time.Millisecond) + 40*time.Millisecond
+	if s.p.is(schema.KindConnectionRefused, e.to) {
+		if s.p.isDown(e.to, t) && s.r.chance(s.p.share) {
+			return outcome{end: t.Add(s.r.dur(time.Millisecond, 30*time.Millisecond)), fail: failRefused, fault: true}
+		}
+	}
+	if s.p.is(schema.KindDependencyTimeout, e.to) && s.p.active(t) && s.p.faultType == typeRegionAPI && s.r.chance(0.35*s.p.intensity(t)) {
+		return outcome{end: t.Add(lat * 2), status: pick(s.r, []int{500, 503, 503}), fail: failStatus, fault: true}
+	}
 	if s.p.is(schema.KindDependencyTimeout, e.to) && s.p.active(t) {
 		if s.r.chance(s.p.intensity(t)) {
 			return outcome{end: t.Add(s.r.dur(3500*time.Millisecond, 12*time.Second)), status: 200, fault: true}

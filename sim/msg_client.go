@@ -17,6 +17,9 @@ func ms(d time.Duration) int64 { return d.Milliseconds() }
 func url(e *edge) string {
 	switch e.to.role {
 	case roleExternal:
+		if e.to.address != "" {
+			return "https://" + e.to.address + e.to.path
+		}
 		return "https://" + externalHost(e.to.name) + "/v1/" + baseName(e.from)
 	case roleService:
 		if e.toOp != nil && e.toOp.method != "" {
@@ -174,6 +177,9 @@ func toLower(s string) string {
 }
 
 func hostOf(e *edge) string {
+	if e.to.role == roleExternal && e.to.address != "" {
+		return e.to.address
+	}
 	if e.to.role == roleExternal {
 		return externalHost(e.to.name)
 	}
@@ -259,6 +265,14 @@ func httpStatusText(code int) string {
 		return "No Content"
 	case 400:
 		return "Bad Request"
+	case 403:
+		return "Forbidden"
+	case 409:
+		return "Conflict"
+	case 422:
+		return "Unprocessable Entity"
+	case 423:
+		return "Locked"
 	case 429:
 		return "Too Many Requests"
 	case 500:

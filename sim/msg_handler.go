@@ -186,6 +186,9 @@ func compensationMsg(n *node, id int) string {
 
 func breakerOpenMsg(n *node, e *edge) string {
 	name := e.breaker.name
+	if e.breaker.keyed {
+		return keyedBreakerOpenMsg(n, e)
+	}
 	switch n.stack {
 	case stackJava:
 		return fmt.Sprintf("CircuitBreaker '%s' is OPEN and does not permit further calls", name)

@@ -10,6 +10,9 @@ import (
 func startupMsgs(n *node, p *pod, t time.Time) []string {
 	v := n.versions[p.version(t)]
 	app := n.app
+	if n.seedStart {
+		return seedStartupMsgs(n, v)
+	}
 	switch n.stack {
 	case stackJava:
 		return []string{

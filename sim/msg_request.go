@@ -156,6 +156,9 @@ func noiseMsg(n *node, r rng) string {
 		"failed to send audit event: audit-sink returned 413 Payload Too Large",
 		"token validation failed: jwt expired",
 	}
+	if n.noiseLines != nil {
+		msgs = n.noiseLines
+	}
 	i := pickBy(n, 9, []int{0, 1, 2, 3, 4, 5})
 	return msgs[(i+r.IntN(2))%len(msgs)]
 }

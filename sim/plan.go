@@ -17,6 +17,9 @@ func planFault(r rng, g *graph, cfg Config, kind schema.Kind) *plan {
 	if r.chance(0.4) {
 		p.end = p.onset.Add(time.Duration(float64(to.Sub(p.onset)) * (0.65 + 0.25*r.Float64())))
 	}
+	if planSeed(r, g, p, cfg.FaultType) {
+		return p
+	}
 	switch cfg.FaultType {
 	case typeSilentDB:
 		planSilentDB(r, g, p)

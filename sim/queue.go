@@ -12,9 +12,12 @@ func (s *sim) publish(sc scope, e *edge, t time.Time, cs schema.SpanID) outcome 
 	end := t.Add(s.r.latency(4 * time.Millisecond))
 	at := end.Add(s.r.dur(20*time.Millisecond, 1500*time.Millisecond))
 	msgID := s.messageID()
-	if s.p.kind == schema.KindPoisonMessage && s.r.chance(s.p.intensity(at)) {
+	switch {
+	case s.p.kind == schema.KindPoisonMessage && s.r.chance(s.p.intensity(at)):
 		s.poison(sc.tc, e.to, at, cs, msgID)
-	} else {
+	case e.to.maxDelivery > 0:
+		s.deliver(sc.tc, e.to, at, cs, msgID)
+	default:
 		s.serve(sc.tc, e.to.consumer.owner, e.to.consumer, at, cs)
 	}
 	return outcome{end: end}

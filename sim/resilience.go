@@ -71,6 +71,7 @@ func (s breakerState) String() string {
 // then lets probes through half-open.
 type breaker struct {
 	name      string
+	keyed     bool // named by a key (provider:region), not by the dependency
 	state     breakerState
 	last      [10]bool // ring of recent outcomes, true = failure
 	n, next   int

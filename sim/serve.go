@@ -32,6 +32,8 @@ type outcome struct {
 	retryAfter time.Duration
 	attempts   int
 	err        string // the error as the caller's client reports it
+	label      string // a classifier's answer
+	reason     string // the callee's own words for a refusal, which its caller quotes
 }
 
 // serve simulates service n handling operation o of trace tc, from t.
@@ -107,13 +109,27 @@ func (s *sim) handle(sc scope, o *op, t time.Time) outcome {
 	if out.fail != okay {
 		return out
 	}
+	if o.gate {
+		if out, refused := s.claimGate(sc, end); refused {
+			return out
+		}
+	}
+	if o.audit {
+		s.auditFail(sc, end)
+	}
 	cur = end.Add(scaled(s.r.latency(o.self), cpu))
 	s.chatter(sc, o, cur, 1)
+	if o.labels != nil {
+		out := outcome{end: cur, status: okStatus(o)}
+		out.label, out.fault = s.classify(sc, o, cur)
+		out.fault = out.fault || wait > 0
+		return out
+	}
 	if wait > time.Second && s.r.chance(0.5) {
 		s.log(sc, line{at: cur, sev: schema.SeverityWarn, logger: logger(sc.n, "web"),
 			body: slowRequestMsg(sc.n, o, cur.Sub(t)), fault: true})
 	}
-	return outcome{end: cur, status: okStatus(o), fault: wait > 0}
+	return outcome{end: cur, status: okStatus(o), fault: wait > 0 || out.fault}
 }
 
 // calls makes o's calls, in sequence or in parallel; on a failure without
@@ -122,17 +138,30 @@ func (s *sim) calls(sc scope, o *op, cur time.Time) (time.Time, outcome) {
 	if o.parallel {
 		return s.fanOut(sc, o, cur)
 	}
-	for _, e := range o.calls {
+	skip, slow := 0, false
+	for i, e := range o.calls {
+		if skip > 0 {
+			skip--
+			continue
+		}
 		out := s.invoke(sc, e, cur)
 		cur = out.end
 		if out.fail == okay {
 			if o.hit > 0 && e.to.role == roleCache && s.r.chance(o.hit) {
+				if skip = o.hitSkip; skip > 0 {
+					continue // the cache answered the lookup; the rest goes on
+				}
 				break // answered from the cache
 			}
+			if out.label != "" && out.label == s.p.newLabel {
+				return s.unknownLabel(sc, o, o.calls[i+1:], out, cur)
+			}
+			slow = slow || out.fault && s.g.sys != nil // a seed system's answer, late because of the fault
 			continue
 		}
 		if s.fallback(sc, e, out) {
 			cur = cur.Add(s.r.dur(time.Millisecond, 15*time.Millisecond))
+			slow = slow || out.fault && s.g.sys != nil
 			if e.alt == nil {
 				continue
 			}
@@ -142,9 +171,12 @@ func (s *sim) calls(sc scope, o *op, cur time.Time) (time.Time, outcome) {
 			}
 			e = e.alt
 		}
-		return cur, s.compensate(sc, o, s.fail(sc, e, out))
+		return cur, s.compensate(sc, o, s.failJob(sc, o, e, s.fail(sc, e, out)))
 	}
-	return cur, outcome{}
+	if o.onFail != nil {
+		return s.honestFail(sc, o, cur)
+	}
+	return cur, outcome{fault: slow}
 }
 
 // fanOut makes o's calls concurrently; the first failure without fallback fails the request.
@@ -173,7 +205,11 @@ func (s *sim) fallback(sc scope, e *edge, out outcome) bool {
 		return false
 	}
 	at := out.end.Add(100 * time.Microsecond)
-	s.log(sc, line{at: at, sev: schema.SeverityWarn, logger: logger(sc.n, "client"),
+	sev := schema.SeverityWarn
+	if e.fallbackErr {
+		sev = schema.SeverityError
+	}
+	s.log(sc, line{at: at, sev: sev, logger: logger(sc.n, "client"),
 		body: fallbackMsg(sc.n, e, out), fault: out.fault, kv: peerKV(e), cause: out.fail})
 	if e.to.role != roleCache && e.alt == nil && s.r.chance(0.4) { // the cached copy is missing too: next fallback
 		s.log(sc, line{at: at.Add(s.r.dur(300*time.Microsecond, 2*time.Millisecond)), sev: schema.SeverityWarn,
@@ -217,6 +253,9 @@ func (s *sim) finish(sc scope, o *op, t time.Time, parent schema.SpanID, out out
 	}
 	if strings.HasPrefix(o.route, "consume ") {
 		kind, kv = kindConsumer, []string{"messaging.operation.type", "process"}
+	}
+	if o.internal {
+		kind, kv = kindInternal, []string{"job.namespace", o.ns}
 	}
 	failed := out.status >= 500
 	s.span(sc, spanRec{id: sc.span, parent: parent, name: o.spanName(), kind: kind, start: t, end: out.end,

@@ -143,6 +143,10 @@ func peerKV(e *edge) []string {
 		return []string{"server.address", hostOf(e)}
 	case spellURL:
 		return []string{"url.full", url(e)}
+	case spellRemote:
+		return []string{"remote.service", e.to.name}
+	case spellPeerKey:
+		return []string{"peer", e.to.name}
 	}
 	return []string{schema.AttrPeerService, e.to.name}
 }

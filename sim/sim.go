@@ -17,6 +17,8 @@ type sim struct {
 	meta   []recMeta
 	failed map[schema.TraceID]bool
 	first  map[schema.TraceID]firstError
+	nsb    map[string]*nsBreaker // jobclaim: the breakers by namespace
+	later  []delivery            // payment: redeliveries not yet due, by time
 }
 
 // firstError is the earliest (true time) fault-caused error of a trace and
@@ -31,6 +33,7 @@ type traceCtx struct {
 	id     schema.TraceID
 	spans  bool // its spans are exported
 	failed bool
+	ns     string // the namespace of a holder's job (jobclaim)
 }
 
 // scope is where a record is written: a pod of a service, within a trace
@@ -60,8 +63,10 @@ func (s *sim) run() {
 	for t := s.cfg.Start; ; {
 		t = t.Add(time.Duration(-math.Log(1-s.r.Float64()) * mean))
 		if !t.Before(end) {
+			s.redeliver(end)
 			return
 		}
+		s.redeliver(t)
 		s.request(t)
 	}
 }
@@ -70,7 +75,9 @@ func (s *sim) run() {
 func (s *sim) request(t time.Time) {
 	tc := &traceCtx{id: s.traceID(), spans: !s.r.chance(s.cfg.SpanlessShare)}
 	n := pick(s.r, s.g.entries)
-	s.serve(tc, n, pick(s.r, n.ops), t, "")
+	o := pick(s.r, n.ops)
+	tc.ns = o.ns
+	s.serve(tc, n, o, t, "")
 }
 
 func (s *sim) traceID() schema.TraceID {

@@ -1,14 +1,18 @@
 // Command faultsim writes simulated incidents as case folders with
 // truth.json, for `analyze eval` and for tests:
 //
-//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND|TYPE] [-topology shop|jobqueue|edge|all]
+//	faultsim -out DIR [-cases N] [-seed S] [-fault KIND|TYPE]
+//	         [-topology shop|jobqueue|edge|routing|jobclaim|triage|payment|all]
 //	         [-tps R] [-services N] [-window D] [-baseline D]
 //
-// Case i gets seed S+i and, without -fault, the faults of sim.Faults in
-// turn: every kind's first variant, then the silent variants (silent-db,
-// silent-api, silent-deploy). -fault takes a kind (its first variant) or a
-// fault type. -topology all gives case i the topologies in turn (shop,
-// jobqueue, edge).
+// Case i gets seed S+i and, without -fault, its topology's faults in turn
+// (sim.TopologyFaults): in the generic shapes (shop, jobqueue, edge) the
+// faults of sim.Faults, every kind's first variant, then the silent
+// variants (silent-db, silent-api, silent-deploy); in a seed system
+// (routing, jobclaim, triage, payment) the faults its seed document tells
+// of. -fault takes a kind (its first variant) or a fault type, a seed
+// system's only in that system. -topology all gives case i the topologies
+// in turn (sim.AllTopologies: shop, jobqueue, edge, then the seed systems).
 package main
 
 import (

@@ -36,8 +36,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "", "directory to write the case folders into (required)")
 	fs.IntVar(&o.cases, "cases", 8, "number of cases")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the first case; case i uses seed+i")
-	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault of every case: a kind, one of %v, or a fault type, one of %v (default: every fault type in turn)", sim.FaultKinds(), faultTypes()))
-	fs.StringVar(&o.topology, "topology", "shop", fmt.Sprintf("system shape, one of %v, or all to take each in turn", sim.Topologies()))
+	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault of every case: a kind, one of %v, or a fault type, one of %v (default: the topology's faults in turn)", sim.FaultKinds(), faultTypes()))
+	fs.StringVar(&o.topology, "topology", "shop", fmt.Sprintf("system shape, one of %v, a seed system, one of %v, or all to take each in turn", sim.Topologies(), sim.SeedTopologies()))
 	fs.Float64Var(&o.tps, "tps", 0, "requests per second at the entry points (default 4)")
 	fs.IntVar(&o.services, "services", 0, "business services per system, 3 to 40 (default: 7 to 13 from the seed)")
 	fs.DurationVar(&o.window, "window", 0, "incident window (default 10m)")
@@ -55,8 +55,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-out DIR is required: the directory to write the case folders into")
 	case o.cases < 1:
 		return o, errors.New("-cases must be at least 1")
-	case o.topology != "all" && !slices.Contains(sim.Topologies(), o.topology):
-		return o, fmt.Errorf("-topology %q is not one of %v or all", o.topology, sim.Topologies())
+	case o.topology != "all" && !slices.Contains(sim.AllTopologies(), o.topology):
+		return o, fmt.Errorf("-topology %q is not one of %v or all", o.topology, sim.AllTopologies())
 	}
 	if _, ok := sim.FaultNamed(o.fault); o.fault != "" && !ok {
 		return o, fmt.Errorf("-fault %q is not a kind (%v) nor a fault type (%v)", o.fault, sim.FaultKinds(), faultTypes())
@@ -76,21 +76,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "faultsim: %v\n", err)
 		return exitUsage
 	}
-	faults, topologies := sim.Faults(), sim.Topologies()
+	topologies := sim.AllTopologies()
 	for i := 0; i < o.cases; i++ {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "faultsim: interrupted.")
 			return exitFail
 		}
-		f, _ := sim.FaultNamed(o.fault)
-		if o.fault == "" {
-			f = faults[i%len(faults)]
-		}
-		cfg := sim.Config{Seed: o.seed + int64(i), Fault: f.Kind, FaultType: f.Type, Topology: o.topology,
+		cfg := sim.Config{Seed: o.seed + int64(i), Topology: o.topology,
 			TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline, Services: o.services}
 		if o.topology == "all" {
 			cfg.Topology = topologies[i%len(topologies)]
 		}
+		f, _ := sim.FaultNamed(o.fault)
+		if o.fault == "" {
+			faults := sim.TopologyFaults(cfg.Topology)
+			f = faults[i%len(faults)]
+		}
+		cfg.Fault, cfg.FaultType = f.Kind, f.Type
 		if code := writeCase(cfg, o.out, stdout, stderr); code != exitOK {
 			return code
 		}
@@ -114,11 +116,16 @@ func writeCase(cfg sim.Config, out string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// faultTypes lists the fault types of sim.Faults.
+// faultTypes lists the fault types of sim.Faults, then the seed systems' own.
 func faultTypes() []string {
 	var out []string
 	for _, f := range sim.Faults() {
 		out = append(out, f.Type)
+	}
+	for _, topo := range sim.SeedTopologies() {
+		for _, f := range sim.TopologyFaults(topo) {
+			out = append(out, f.Type)
+		}
 	}
 	return out
 }
