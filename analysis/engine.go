@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
@@ -59,6 +60,7 @@ func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Re
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("service %q wrote nothing in this window; check the name (services seen: %s)",
 			cut(q.Service, 60), servicesSeen(rep, 8)))
 	}
+	e.checkExamples(ctx, rep)
 	rbs := e.Runbooks.Attach(rep)
 	if err := runbookgen.SaveAll(ctx, e.Store, rbs); err != nil {
 		if !errors.Is(err, store.ErrReadOnly) {
@@ -67,6 +69,55 @@ func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Re
 		e.Log.Warn("runbooks not saved: the store is read-only", "error", err)
 	}
 	return rep, nil
+}
+
+// Example traces are checked for the best maxChecked candidates, each
+// against its own analysis; a failure up to exampleSlack before the
+// candidate's first error still counts (hosts' clocks differ).
+const (
+	maxChecked   = 5
+	exampleSlack = time.Second
+)
+
+// checkExamples keeps, of each candidate's example traces, those whose own
+// analysis (what `analyze trace` and the trace page show) agrees with it:
+// a failing trace must name the candidate's service as its suspect, and
+// any trace must have failed (or, not failing, started) after the
+// candidate's first error, so that an example is never noise from before
+// the onset nor another suspect's trace. A candidate may be left with
+// none; its runbook then says how to find one.
+func (e *Engine) checkExamples(ctx context.Context, rep *rootcause.Report) {
+	for i := range rep.Candidates[:min(len(rep.Candidates), maxChecked)] {
+		c := &rep.Candidates[i]
+		kept := c.ExampleTraces[:0:0]
+		for _, id := range c.ExampleTraces {
+			res, err := correlate.Analyze(ctx, e.Store, id, e.Correlate)
+			if ctx.Err() != nil {
+				return
+			}
+			if err == nil && exampleOf(res, c) {
+				kept = append(kept, id)
+			} else if err != nil {
+				e.Log.Debug("example trace not checked", "trace", id, "error", err)
+			}
+		}
+		c.ExampleTraces = kept
+	}
+}
+
+// exampleOf reports whether res, a trace's analysis, is an example of c.
+func exampleOf(res *correlate.Result, c *rootcause.Candidate) bool {
+	at := res.Start
+	for _, f := range res.Failures {
+		if f.Role == "origin" {
+			at = f.Time // on the corrected clock
+			break
+		}
+	}
+	if !c.FirstSeen.IsZero() && at.Before(c.FirstSeen.Add(-exampleSlack)) {
+		return false
+	}
+	return !res.Failed || res.Suspect != nil && res.Suspect.Service == c.Service
 }
 
 // Trace explains one trace. An unknown trace is an error wrapping

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -99,24 +101,32 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s --from %s --to %s\n\n", cli.TerminalSafe(f.url),
-		c.Truth.Window.From.Format(time.RFC3339), c.Truth.Window.To.Format(time.RFC3339))
+	st := storeArg(f.url)
+	win := "--from " + c.Truth.Window.From.Format(time.RFC3339) + " --to " + c.Truth.Window.To.Format(time.RFC3339)
+	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s %s\n\n", st, win)
 	if err := writeIncident(e.Stdout, rep); err != nil {
 		return err
 	}
-	if len(rep.Candidates) > 0 && len(rep.Candidates[0].ExampleTraces) > 0 {
-		id := rep.Candidates[0].ExampleTraces[0]
-		res, err := eng.Trace(ctx, id)
-		if err != nil {
-			return err
+	next := demoNext{store: st, window: win, from: c.Truth.Window.From, to: c.Truth.Window.To}
+	if len(rep.Candidates) > 0 {
+		top := rep.Candidates[0]
+		if top.Runbook != nil {
+			next.runbook = top.Runbook.ID
 		}
-		fmt.Fprintf(e.Stdout, "\n$ analyze trace --store %s %s\n\n", cli.TerminalSafe(f.url), id)
-		tw := &terminalWriter{w: e.Stdout}
-		if err := correlate.WriteText(tw, res); err != nil {
-			return err
-		}
-		if err := tw.flush(); err != nil {
-			return err
+		if len(top.ExampleTraces) > 0 {
+			next.trace = string(top.ExampleTraces[0])
+			res, err := eng.Trace(ctx, top.ExampleTraces[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Stdout, "\n$ analyze trace --store %s %s\n\n", st, next.trace)
+			tw := &terminalWriter{w: e.Stdout}
+			if err := correlate.WriteText(tw, res); err != nil {
+				return err
+			}
+			if err := tw.flush(); err != nil {
+				return err
+			}
 		}
 	}
 	verdict := "did not rank it in the top 3"
@@ -128,11 +138,57 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	}
 	fmt.Fprintf(e.Stdout, "\nThe simulator injected %s into %s at %s; faultline %s.\n",
 		c.Truth.RootCause.Kind, cli.TerminalSafe(c.Truth.RootCause.Service), c.Truth.Onset.Format("15:04:05"), verdict)
-	if len(rep.Candidates) > 0 && rep.Candidates[0].Runbook != nil {
-		fmt.Fprintf(e.Stdout, "Next: analyze runbook --store %s %s   # what to do, first five minutes\n", cli.TerminalSafe(f.url), rep.Candidates[0].Runbook.ID)
-	}
-	fmt.Fprintf(e.Stdout, "      analyze serve --store %s       # the web UI on http://localhost:8080\n", cli.TerminalSafe(f.url))
+	next.write(e.Stdout)
 	return nil
+}
+
+// demoListen is where the demo tells analyze serve to listen.
+const demoListen = "localhost:8080"
+
+// demoNext is what the demo ends with: the commands to go on with, as
+// they run (the demo's store named), and the web UI's exact links.
+type demoNext struct {
+	store, window  string
+	from, to       time.Time
+	trace, runbook string
+}
+
+func (n demoNext) write(w io.Writer) {
+	fmt.Fprintf(w, "\nNext, on the demo's store (these run as printed):\n")
+	if n.runbook != "" {
+		fmt.Fprintf(w, "  analyze runbook --store %s %s   # what to do, first five minutes\n", n.store, n.runbook)
+	}
+	if n.trace != "" {
+		fmt.Fprintf(w, "  analyze trace --store %s %s\n", n.store, n.trace)
+	}
+	fmt.Fprintf(w, "  analyze incident --store %s %s\n", n.store, n.window)
+	fmt.Fprintf(w, "  analyze serve --store %s --listen %s   # the web UI; then open:\n", n.store, demoListen)
+	base := "http://" + demoListen
+	// RFC 3339 in UTC needs no escaping in a query: the link reads as written.
+	fmt.Fprintf(w, "      %s/incident?from=%s&to=%s\n", base, n.from.UTC().Format(time.RFC3339), n.to.UTC().Format(time.RFC3339))
+	if n.trace != "" {
+		t := base + "/trace/" + n.trace
+		if n.runbook != "" {
+			t += "?runbook=" + n.runbook
+		}
+		fmt.Fprintf(w, "      %s\n", t)
+	}
+	if n.runbook != "" {
+		fmt.Fprintf(w, "      %s/runbooks/%s\n", base, n.runbook)
+	}
+}
+
+// storeArg is a store path as a command line gives it, from any folder:
+// absolute, quoted for the shell when it must be, control characters
+// shown as escapes.
+func storeArg(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
+		return cli.TerminalSafe(path)
+	}
+	return cli.TerminalSafe("'" + strings.ReplaceAll(path, "'", `'\''`) + "'")
 }
 
 // The document that marks a store as the demo's, so that a second run may
