@@ -243,6 +243,10 @@ func statusErrMsg(n *node, e *edge, status int) string {
 }
 
 func dbTimeoutMsg(n *node, e *edge) string {
+	if e.to.dbSystem == "sqlite" { // Cloudflare D1, a seed system's
+		return pickBy(n, 32, []string{fmt.Sprintf("D1_ERROR: query to %s timed out after %dms", e.to.name, ms(e.timeout)),
+			"D1 lookup failed: Error: Network connection lost."})
+	}
 	switch n.stack {
 	case stackGo:
 		return "pq: canceling statement due to statement timeout"

@@ -410,14 +410,14 @@ func (b *builder) buildPayment() {
 	b.addEdge(charge, fx, nil)
 	b.addEdge(charge, gateway, nil)
 	g := lastEdge(charge)
-	g.timeout, g.attempts, g.jitter = 3*time.Second, r.between(2, 3), r.chance(0.8)
+	g.timeout, g.attempts, g.jitter, g.fallback = 3*time.Second, r.between(2, 3), r.chance(0.8), ""
 	if g.breaker == nil {
 		g.breaker = newBreaker(camel(baseName(gateway)), r)
 		g.policy.breaker = g.breaker
 	}
 	b.addEdge(consume, payments, charge)
 	pay := lastEdge(consume)
-	pay.timeout, pay.attempts = pick(r, []time.Duration{4, 10, 12})*time.Second, 1
+	pay.timeout, pay.attempts, pay.fallback = pick(r, []time.Duration{4, 10, 12})*time.Second, 1, "" // a charge has no default
 	b.addEdge(consume, orders, confirm)
 	notify := b.opNamed(notifier, "POST", "/v1/notifications")
 	b.addEdge(notify, b.seedExternal(pick(r, []string{"sms-relay", "push-relay"}), "api.pushrelay.example.com", "/v1/messages"), nil)
