@@ -12,6 +12,11 @@ type WindowQuery struct {
 	ErrorsOnly bool
 	// Limit caps the number of records returned; 0 means the store's default cap.
 	Limit int
+	// Newest, when the window holds more than Limit records, returns the
+	// newest Limit of them (still in time order) rather than the oldest:
+	// an incident window cut at the limit keeps its end, where the
+	// incident is.
+	Newest bool
 	// Attrs, when not nil, are the only attribute keys the caller reads: a
 	// store may leave the others out of Record.Attrs (and save decoding
 	// them), or return them all. Records may then share one Attrs map:

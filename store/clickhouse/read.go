@@ -98,6 +98,21 @@ func timeCond(src source, from, to time.Time, closed bool) part {
 
 // query unions parts and yields their rows as records ordered by time.
 func (s *Store) query(ctx context.Context, what string, parts []part, limit int) iter.Seq2[schema.Record, error] {
+	return s.queryOrdered(ctx, what, parts, limit, false)
+}
+
+// unionSQL is the statement of query: the parts' rows in time order, the
+// first limit of them, or with newest the last limit (still in time order).
+func unionSQL(sqls []string, limit int, newest bool) string {
+	union := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
+	if newest {
+		return "SELECT * FROM (" + union + " ORDER BY Timestamp DESC, Kind DESC LIMIT " + fmt.Sprint(limit) + ") ORDER BY Timestamp, Kind"
+	}
+	return union + " ORDER BY Timestamp, Kind LIMIT " + fmt.Sprint(limit)
+}
+
+// queryOrdered is query, keeping the newest limit rows when newest is set.
+func (s *Store) queryOrdered(ctx context.Context, what string, parts []part, limit int, newest bool) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		if err := s.check(); err != nil {
 			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
@@ -111,7 +126,7 @@ func (s *Store) query(ctx context.Context, what string, parts []part, limit int)
 		for i, p := range parts {
 			sqls[i], args = p.sql, append(args, p.args...)
 		}
-		q := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ") ORDER BY Timestamp, Kind LIMIT " + fmt.Sprint(limit)
+		q := unionSQL(sqls, limit, newest)
 		t0 := time.Now()
 		rows, err := s.conn.Query(ctx, q, args...)
 		s.log.Debug("query", "took", time.Since(t0), "sql", q)

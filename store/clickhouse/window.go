@@ -11,7 +11,8 @@ import (
 
 // WindowRecords yields the records with q.From <= Time < q.To, ordered by
 // time, filtered by service and ErrorsOnly, at most q.Limit (0:
-// Options.WindowLimit). ErrorsOnly reads faultline_errors when it exists,
+// Options.WindowLimit; with q.Newest the newest of them, still in time
+// order). ErrorsOnly reads faultline_errors when it exists,
 // else the record tables with the alert conditions.
 func (s *Store) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	limit := q.Limit
@@ -22,7 +23,7 @@ func (s *Store) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Se
 		return func(func(schema.Record, error) bool) {}
 	}
 	what := fmt.Sprintf("window %s..%s", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"))
-	return s.query(ctx, what, s.windowParts(q), limit)
+	return s.queryOrdered(ctx, what, s.windowParts(q), limit, q.Newest)
 }
 
 func (s *Store) windowParts(q schema.WindowQuery) []part {

@@ -77,6 +77,7 @@ func writeLegacyFile(t *testing.T, path string, recs []schema.Record) {
 type view struct {
 	traces            map[schema.TraceID][]schema.Record
 	all, errs, svc    []schema.Record
+	newest, newestSvc []schema.Record // WindowQuery.Newest, cut at 1000 and 500
 	first, last       time.Time
 	records, deleted  int64
 	windowFrom, until time.Time
@@ -95,6 +96,8 @@ func readView(t *testing.T, db *DB, recs []schema.Record) view {
 	v.all = collect(t, db.WindowRecords(ctx, schema.WindowQuery{To: far}))
 	v.errs = collect(t, db.WindowRecords(ctx, schema.WindowQuery{To: far, ErrorsOnly: true}))
 	v.svc = collect(t, db.WindowRecords(ctx, schema.WindowQuery{From: blockBase, To: far, Service: "svc-1"}))
+	v.newest = collect(t, db.WindowRecords(ctx, schema.WindowQuery{To: far, Newest: true, Limit: 1000}))
+	v.newestSvc = collect(t, db.WindowRecords(ctx, schema.WindowQuery{From: blockBase, To: far, Service: "svc-1", Newest: true, Limit: 500}))
 	var err error
 	if v.first, v.last, err = db.Bounds(ctx); err != nil {
 		t.Fatal(err)
@@ -138,6 +141,9 @@ func TestMigrateFromRows(t *testing.T) {
 	defer ro.Close() // kept open across the migration: it must follow it
 	if len(old.all) != len(recs) || old.records != int64(len(recs)) {
 		t.Fatalf("the old layout reads %d records (counter %d), want %d", len(old.all), old.records, len(recs))
+	}
+	if !reflect.DeepEqual(old.newest, old.all[len(old.all)-1000:]) || !reflect.DeepEqual(old.newestSvc, old.svc[len(old.svc)-500:]) {
+		t.Errorf("the old layout's newest 1000 (500 of svc-1) are not the window's last ones")
 	}
 
 	rw, err := Open(t.Context(), path, Options{})

@@ -153,7 +153,11 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 			for range ch {
 			}
 		}()
-		if err := mergeBlocks(ch, q.Service, keep, limit, backend.SkippedFrom(ctx), yield); err != nil {
+		merge := mergeBlocks
+		if q.Newest && db.mayExceed(ctx, q, from, to, limit) {
+			merge = mergeNewest
+		}
+		if err := merge(ch, q.Service, keep, limit, backend.SkippedFrom(ctx), yield); err != nil {
 			yield(schema.Record{}, windowError(what, explain(err)))
 		}
 	}
@@ -172,6 +176,13 @@ func windowError(what string, err error) error {
 }
 
 func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
+	return `SELECT b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + windowBlocksWhere(q) +
+		` ORDER BY b.min_ts`, q.Service != ""
+}
+
+// windowBlocksWhere selects the blocks a window read reads; its arguments
+// are to, from and, with a service, servicesKey(service).
+func windowBlocksWhere(q schema.WindowQuery) string {
 	where := `b.min_ts < ? AND b.max_ts >= ?`
 	if q.ErrorsOnly {
 		where += ` AND b.alert = 1`
@@ -179,8 +190,7 @@ func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
 	if q.Service != "" {
 		where += ` AND instr(b.services, ?) > 0`
 	}
-	return `SELECT b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + where +
-		` ORDER BY b.min_ts`, q.Service != ""
+	return where
 }
 
 // produceBlocks sends the window's blocks, decompressed and cut to the
@@ -267,16 +277,40 @@ func (h *cursorHeap) Pop() any {
 	return x
 }
 
-// mergeBlocks merges the chunks (which arrive in order of their blocks'
-// first time) into one stream in (time, insertion) order: a block joins
-// the heap once the smallest record left is not before its first time, as
-// no later block can hold an earlier record. It returns the error to
-// report. A record that cannot be decoded is skipped and counted in skip
-// when not nil, else it is the error.
+// mergeBlocks merges the chunks into one stream in (time, insertion)
+// order (mergeEntries), decodes the records and yields at most limit of
+// them. It returns the error to report. A record that cannot be decoded is
+// skipped and counted in skip when not nil, else it is the error.
 func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
+	sent := 0
+	var derr error
+	err := mergeEntries(ch, service, func(rec string) bool {
+		var r schema.Record
+		if err := decodeRecord(rec, &r, keep); err != nil {
+			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
+				skip.Add(0, 1, errCorrupt)
+				return true
+			}
+			derr = err
+			return false
+		}
+		if !yield(r, nil) {
+			return false
+		}
+		sent++
+		return sent < limit
+	})
+	return cmp.Or(err, derr)
+}
+
+// mergeEntries merges the chunks (which arrive in order of their blocks'
+// first time) into one stream of encoded records in (time, insertion)
+// order, of service when set, until emit returns false: a block joins the
+// heap once the smallest record left is not before its first time, as no
+// later block can hold an earlier record. It returns a chunk's error.
+func mergeEntries(ch <-chan windowChunk, service string, emit func(rec string) bool) error {
 	var h cursorHeap
 	next, ok := <-ch
-	sent := 0
 	for {
 		for ok && (len(h) == 0 || next.minTS <= h[0].head().ts) {
 			if next.err != nil {
@@ -304,18 +338,7 @@ func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit 
 			}
 			rec = strings.Clone(rec) // do not keep the block alive for the few records it has of the service
 		}
-		var r schema.Record
-		if err := decodeRecord(rec, &r, keep); err != nil {
-			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
-				skip.Add(0, 1, errCorrupt)
-				continue
-			}
-			return err
-		}
-		if !yield(r, nil) {
-			return nil
-		}
-		if sent++; sent == limit {
+		if !emit(rec) {
 			return nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -30,7 +31,8 @@ func (db *DB) TraceRecords(ctx context.Context, id schema.TraceID, limit int) it
 // WindowRecords yields the records whose Time lies in [q.From, q.To),
 // ordered by Time (ties in insertion order), of q.Service when set, only
 // errors and WARN-or-above when q.ErrorsOnly, at most q.Limit of them
-// (0: Options.WindowLimit). An empty or inverted window yields nothing.
+// (0: Options.WindowLimit; the newest of them with q.Newest, see
+// newest.go). An empty or inverted window yields nothing.
 // A zero From means from the first record (records with a zero Time
 // included); bounds beyond 1678-2262 are clamped.
 func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
@@ -45,6 +47,12 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 		return db.windowBlocks(ctx, what, q, from, to, limit)
 	}
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
+	if q.Newest {
+		// The newest limit records, in time order.
+		sqlText = `SELECT rec FROM (SELECT rec, ts, rowid AS r FROM records` +
+			strings.TrimPrefix(strings.Replace(sqlText, "ORDER BY ts, rowid", "ORDER BY ts DESC, rowid DESC", 1), selectCols) +
+			`) ORDER BY ts, r`
+	}
 	return db.query(ctx, what, q.Attrs, sqlText, args...)
 }
 

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"WindowService", testWindowService},
 		{"WindowErrorsOnly", testWindowErrorsOnly},
 		{"WindowLimit", testWindowLimit},
+		{"WindowNewest", testWindowNewest},
 		{"WindowEmpty", testWindowEmpty},
 		{"WindowAttrs", testWindowAttrs},
 		{"EarlyBreak", testEarlyBreak},

@@ -77,6 +77,50 @@ func testWindowLimit(t *testing.T, s store.Store, e *env) {
 	}
 }
 
+// testWindowNewest checks WindowQuery.Newest: a window over the limit
+// yields its newest records, in time order (an incident is at the end of
+// its window); under the limit, every record. The records come in several
+// batches whose times interleave, so that a store merges them.
+func testWindowNewest(t *testing.T, s store.Store, e *env) {
+	write(t, s, e, windowRecords(t, e))
+	q := window(e, 0, time.Minute)
+	q.Newest, q.Limit = true, 3
+	equalBodies(t, "newest 3", collect(t, s.WindowRecords(e.ctx, q)), "t4n-db-span-ok", "t5-api-fatal", "t6m-db-unset")
+	q.Limit = 100
+	if got := collect(t, s.WindowRecords(e.ctx, q)); len(got) != 8 {
+		t.Errorf("newest 100 of 8 yielded %d records, want 8", len(got))
+	}
+	q = window(e, time.Second, 5*time.Second)
+	q.Newest, q.Limit, q.Service = true, 2, e.service("db")
+	equalBodies(t, "newest 2 of db in [1s, 5s)", collect(t, s.WindowRecords(e.ctx, q)), "t4-db-span-error", "t4n-db-span-ok")
+
+	// Three batches of 100 records, one a millisecond in each batch in
+	// turn: the newest 150 are the last 150 milliseconds.
+	id := e.traceID(t)
+	svc := e.service("many")
+	base := 10 * time.Minute
+	for b := range 3 {
+		var recs []schema.Record
+		for i := range 100 {
+			ms := time.Duration(i*3+b) * time.Millisecond
+			recs = append(recs, schema.Record{Time: e.at(base + ms), TraceID: id, Service: svc, Severity: schema.SeverityInfo,
+				Body: "m" + time.Duration(ms).String()})
+		}
+		write(t, s, e, recs)
+	}
+	q = window(e, base, base+time.Minute)
+	q.Newest, q.Limit = true, 150
+	got := collect(t, s.WindowRecords(e.ctx, q))
+	if len(got) != 150 {
+		t.Fatalf("newest 150 of 300 yielded %d records", len(got))
+	}
+	for i, r := range got {
+		if want := e.at(base + time.Duration(150+i)*time.Millisecond); !r.Time.Equal(want) {
+			t.Fatalf("newest 150 of 300: record %d at %s, want %s (the newest, in time order)", i, r.Time.Sub(e.at(base)), want.Sub(e.at(base)))
+		}
+	}
+}
+
 func testWindowEmpty(t *testing.T, s store.Store, e *env) {
 	write(t, s, e, windowRecords(t, e))
 	for name, q := range map[string]schema.WindowQuery{
