@@ -82,7 +82,7 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		return nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
-	win, err := readPeriod(ctx, st, q.From, q.To, opt, opt.Buckets)
+	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets)
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +185,10 @@ type loaded struct {
 	dups   int // records dropped as copies of others
 	// after is set on a baseline taken from after the window.
 	after bool
-	// cut is set when the read stopped at the record limit; last is the
-	// time of the last record read.
-	cut  bool
-	last time.Time
+	// cut is set when the read stopped at the record limit; first and
+	// last are the times of the oldest and newest records read.
+	cut         bool
+	first, last time.Time
 }
 
 // chunkLen is how many records a chunk of a loaded period holds.
@@ -261,6 +261,9 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, 
 		if r.Time.After(l.last) {
 			l.last = r.Time
 		}
+		if l.n == 1 || r.Time.Before(l.first) {
+			l.first = r.Time
+		}
 	}
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
 	return l, nil
@@ -331,11 +334,12 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	if window.dups > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ignored %d records that repeat others of their trace (the same data loaded twice?)", window.dups))
 	}
-	if window.cut && window.last.Before(q.To) {
-		// Never a silent cut: the store reads oldest first, so what was
-		// left is the newest part of the window, often the incident.
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the window holds more than %d records: only those until %s were read, and %s to %s is not in this analysis; narrow the window",
-			window.n, window.last.UTC().Format(time.RFC3339), window.last.UTC().Format(time.RFC3339), q.To.UTC().Format(time.RFC3339)))
+	if window.cut && window.first.After(q.From) {
+		// Never a silent cut: the window is read newest first (newestFirst),
+		// so what was left out is its start, not the incident at its end.
+		first := window.first.UTC().Format(time.RFC3339)
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the window holds more than %d records: only the newest %d, from %s, were read, and %s to %s is not in this analysis; narrow the window",
+			window.n, window.n, first, q.From.UTC().Format(time.RFC3339), first))
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
