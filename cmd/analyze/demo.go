@@ -22,8 +22,9 @@ import (
 
 type demoFlags struct {
 	storeFlags
-	fault string
-	seed  int64
+	fault  string
+	seed   int64
+	system string
 }
 
 // runDemo simulates an incident that ended a minute ago, writes it as files
@@ -37,12 +38,16 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: a kind, "+
 		kindList(sim.FaultKinds())+", or a variant, "+faultTypeList())
 	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")
+	fs.StringVar(&f.system, "system", "", "simulate one of the seed systems instead of the demo's shop: "+strings.Join(sim.Systems(), ", "))
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("demo takes no arguments")
 	}
 	if _, ok := sim.FaultNamed(f.fault); err == nil && f.fault != "" && !ok {
 		err = badUsage("--fault %q is not one of %s, nor a variant: %s", truncate(f.fault, 40), kindList(sim.FaultKinds()), faultTypeList())
+	}
+	if _, ok := sim.SystemTopology(f.system); err == nil && f.system != "" && !ok {
+		err = badUsage("--system %q is not one of %s", truncate(f.system, 40), strings.Join(sim.Systems(), ", "))
 	}
 	if err != nil {
 		return fail(e, "demo", err)
@@ -59,6 +64,9 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 
 func demo(ctx context.Context, e *env, f *demoFlags) error {
 	cfg := sim.DemoConfig(time.Now().UTC().Add(-time.Minute))
+	if sc, ok := sim.SystemDemoConfig(f.system, time.Now().UTC().Add(-time.Minute)); ok {
+		cfg = sc
+	}
 	if sf, ok := sim.FaultNamed(f.fault); ok {
 		cfg.Fault, cfg.FaultType = sf.Kind, sf.Type
 	}

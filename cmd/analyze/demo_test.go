@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/internal/testenv"
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store"
 )
 
@@ -72,4 +74,31 @@ func hasDoc(t *testing.T, path, kind, id string) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// TestDemoSystem: demo --system runs the incident of a seed system, loads
+// it and analyses it (the output names the service the simulator broke:
+// the analysis ranks it, or the demo's verdict names it); a system it does
+// not know is bad usage, said in a sentence that lists the systems.
+func TestDemoSystem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo simulation takes a while")
+	}
+	cfg, ok := sim.SystemDemoConfig("triage", time.Now().UTC())
+	if !ok || cfg.Topology != "triage" {
+		t.Fatalf("SystemDemoConfig(triage) = %+v, %v", cfg, ok)
+	}
+	inc, err := sim.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	code, out, errs := runCmd(t, "demo", "--system", "triage", "--store", db)
+	if code != exitOK || !strings.Contains(out, inc.Truth.RootCause.Service) {
+		t.Fatalf("demo --system triage: exit %d, stderr %q; want the classifier %s named in:\n%s", code, errs, inc.Truth.RootCause.Service, out)
+	}
+	code, out, errs = runCmd(t, "demo", "--system", "mesh", "--store", db)
+	if code != exitUsage || out != "" || !strings.Contains(errs, `--system "mesh" is not one of routing, jobqueue, triage, payment`) {
+		t.Errorf("demo --system mesh: exit %d, stdout %.200q, stderr %q", code, out, errs)
+	}
 }
