@@ -95,6 +95,9 @@ func BuildMessage(g *Group, a Analysis, opt MessageOptions) *Message {
 	} else {
 		b.unavailable()
 	}
+	if rep := a.Report; a.Err == nil && rep != nil {
+		b.caveats(rep.Warnings)
+	}
 	b.links()
 	b.context()
 	return &Message{Text: b.fallback(), Blocks: slack.Blocks{BlockSet: capBlocks(b.blocks)}}
@@ -183,6 +186,29 @@ func (b *builder) candidate(rank int, c rootcause.Candidate) {
 		s.WriteString("\n:book: " + b.runbookLink(rb))
 	}
 	b.section(s.String())
+}
+
+// maxCaveats is how many of the report's warnings a message shows.
+const maxCaveats = 3
+
+// caveats are the report's warnings: what the analysis could not see (a
+// window cut at the record limit, a thin baseline, damaged blocks) is said
+// where the analysis is read, with its numbers.
+func (b *builder) caveats(ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	var s strings.Builder
+	for i, w := range ws[:min(maxCaveats, len(ws))] {
+		if i > 0 {
+			s.WriteString("\n")
+		}
+		s.WriteString(":warning: " + inline(w, maxEvidence))
+	}
+	if n := len(ws) - maxCaveats; n > 0 {
+		fmt.Fprintf(&s, "\n…and %d more on the incident page.", n)
+	}
+	b.add(slack.NewContextBlock("", mrkdwnText(cutMrkdwn(s.String(), maxContextText))))
 }
 
 func (b *builder) runbookLink(rb *schema.RunbookRef) string {

@@ -241,3 +241,27 @@ func TestMessageRoundTrip(t *testing.T) {
 		t.Errorf("a stored message does not read back: %v", err)
 	}
 }
+
+// TestMessageSaysWhatTheAnalysisLeftOut: the report's warnings (a window
+// cut at the record limit first among them) are in the message with their
+// numbers, at most maxCaveats of them; a report without any adds nothing.
+func TestMessageSaysWhatTheAnalysisLeftOut(t *testing.T) {
+	g := mustParse(t, "alertmanager_firing.json")
+	cutWarning := "the window holds more than 5000000 records: only the newest 5000000, from 2026-11-30T10:05:00Z, were read, " +
+		"and 2026-11-30T09:49:30Z to 2026-11-30T10:05:00Z is not in this analysis; narrow the window"
+	rep := knownReport()
+	rep.Warnings = []string{cutWarning, "the baseline is thin: 2.0 minutes of data", "third", "fourth", "fifth"}
+	all := string(marshalMessage(t, BuildMessage(g, analysisOf(g, rep, nil), MessageOptions{PublicURL: publicURL, Now: testNow})))
+	for _, want := range []string{":warning: " + cutWarning, "the baseline is thin", "third", "…and 2 more on the incident page."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("message lacks %q", want)
+		}
+	}
+	if strings.Contains(all, "fourth") {
+		t.Errorf("more than %d warnings shown", maxCaveats)
+	}
+	plain := string(marshalMessage(t, BuildMessage(g, analysisOf(g, knownReport(), nil), MessageOptions{PublicURL: publicURL, Now: testNow})))
+	if strings.Contains(plain, ":warning:") {
+		t.Error("a report without warnings shows one")
+	}
+}
