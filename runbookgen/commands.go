@@ -14,10 +14,17 @@ import (
 // the SQL ones; none starts a line with a value, so they are safe inside a
 // fenced code block.
 type Commands struct {
+	// StoreFlag is " --store STORE" when the generator knows the store
+	// (Config.Store), else "": every analyze command carries it, and a
+	// template writing its own puts it after the subcommand.
+	StoreFlag string
+
 	AnalyzeTrace    string   // analyze trace <first example>
 	AnalyzeTraces   []string // analyze trace <id> for every example
 	AnalyzeIncident string   // analyze incident over the window, for the service
 
+	// The log queries read the service's own lines; those of its caller
+	// when the service leaves none (Data.Silent).
 	LogQLTrace    string // Loki: the service's lines of the first example trace
 	LogQLErrors   string // Loki: the service's error lines with the signature's fragment
 	LogQLCaller   string // Loki: the caller's lines that name the service
@@ -79,38 +86,49 @@ func chTime(t time.Time) string {
 	return fmt.Sprintf("toDateTime64('%s', 9, 'UTC')", t.UTC().Format("2006-01-02 15:04:05"))
 }
 
-// newCommands fills in d's values. A zero window means the last hour.
-func newCommands(d *Data, w rootcause.Window) Commands {
+// newCommands fills in d's values; store is the " --store ARG" of the
+// analyze commands. A zero window means the last hour.
+func newCommands(d *Data, w rootcause.Window, store string) Commands {
 	svc, caller := d.Service, d.Caller
 	if caller.Empty() {
 		caller = NewText(phCaller, 0)
+	}
+	// logs is whose lines the log queries read: the service's, or its
+	// caller's when it leaves none.
+	logs := svc
+	if d.Silent {
+		logs = caller
 	}
 	trace := NewText(phTrace, 0)
 	if len(d.Examples) > 0 {
 		trace = d.Examples[0]
 	}
 	c := Commands{
-		AnalyzeTrace:    "analyze trace " + trace.Sh(),
-		AnalyzeIncident: "analyze incident --since 1h --service " + svc.Sh(),
-		LogQLTrace:      fmt.Sprintf("{service_name=%s} |= %s", svc.LogQL(), trace.LogQL()),
-		LogQLErrors:     fmt.Sprintf(`{service_name=%s} | detected_level=~"error|fatal"`, svc.LogQL()),
+		StoreFlag:       store,
+		AnalyzeTrace:    "analyze trace" + store + " " + trace.Sh(),
+		AnalyzeIncident: "analyze incident" + store + " --since 1h --service " + svc.Sh(),
+		LogQLTrace:      fmt.Sprintf("{service_name=%s} |= %s", logs.LogQL(), trace.LogQL()),
+		LogQLErrors:     fmt.Sprintf(`{service_name=%s} | detected_level=~"error|fatal"`, logs.LogQL()),
 		LogQLCaller:     fmt.Sprintf("{service_name=%s} |= %s", caller.LogQL(), svc.LogQL()),
 	}
 	for _, ex := range d.Examples {
-		c.AnalyzeTraces = append(c.AnalyzeTraces, "analyze trace "+ex.Sh())
+		c.AnalyzeTraces = append(c.AnalyzeTraces, "analyze trace"+store+" "+ex.Sh())
 	}
 	if !w.From.IsZero() && !w.To.IsZero() {
-		c.AnalyzeIncident = fmt.Sprintf("analyze incident --from %s --to %s --service %s",
-			rfc3339(w.From), rfc3339(w.To), svc.Sh())
+		c.AnalyzeIncident = fmt.Sprintf("analyze incident%s --from %s --to %s --service %s",
+			store, rfc3339(w.From), rfc3339(w.To), svc.Sh())
 	}
-	if !d.Fragment.Empty() {
+	if !d.Fragment.Empty() && !d.Silent {
 		c.LogQLErrors = fmt.Sprintf("{service_name=%s} |= %s", svc.LogQL(), d.Fragment.LogQL())
 	}
 	c.LogCLI = "logcli query --since=1h " + shQuote(c.LogQLTrace)
-	fillSQL(&c, svc, trace, w)
+	fillSQL(&c, logs, trace, w)
 	fillSpanSQL(&c, svc, trace, w)
 	fillKubectl(&c, svc, caller)
 	fillProm(&c, svc, caller)
+	if d.Silent {
+		fillSilent(&c, svc, caller, w)
+	}
 	fillBreaker(&c, svc, caller)
 	c.PgActivity = "SELECT state, wait_event_type, count(*) AS conns, max(now() - state_change) AS oldest\n" +
 		"FROM pg_stat_activity WHERE datname = current_database()\n" +
@@ -182,6 +200,27 @@ func fillSpanSQL(c *Commands, svc, trace Text, w rootcause.Window) {
 	c.SQLErrorTraces = "SELECT TraceId, min(Timestamp) AS first, count() AS lines, any(Body) AS body\nFROM otel_logs\n" +
 		"WHERE ServiceName = " + svc.SQL() + " AND SeverityNumber >= 13 AND TraceId != ''\n  AND " + during("Timestamp") +
 		"\nGROUP BY TraceId ORDER BY first LIMIT 10"
+}
+
+// fillSilent replaces the queries that would read a silent service's own
+// records or metrics (none exist) with its caller's view of its calls:
+// the caller's client spans to it and the client-side metrics.
+func fillSilent(c *Commands, svc, caller Text, w rootcause.Window) {
+	during := "Timestamp >= now() - INTERVAL 30 MINUTE"
+	if !w.From.IsZero() && !w.To.IsZero() {
+		during = "Timestamp >= " + chTime(w.From) + " AND Timestamp < " + chTime(w.To)
+	}
+	calls := "ServiceName = " + caller.SQL() + " AND (SpanAttributes['peer.service'] = " + svc.SQL() +
+		" OR SpanAttributes['server.address'] = " + svc.SQL() + ")"
+	c.SQLSlowTraces = "SELECT TraceId, SpanName, Duration / 1e6 AS ms, Timestamp\nFROM otel_traces\n" +
+		"WHERE " + calls + "\n  AND " + during + "\nORDER BY Duration DESC LIMIT 10"
+	client := fmt.Sprintf("job=%s, server_address=%s", caller.PromQL(), svc.PromQL())
+	c.PromLatencyP99 = fmt.Sprintf(`histogram_quantile(0.99, sum by (le) (rate(http_client_request_duration_seconds_bucket{%s}[5m])))`, client)
+	c.SQLErrorTraces = "SELECT TraceId, min(Timestamp) AS first, count() AS lines, any(Body) AS body\nFROM otel_logs\n" +
+		"WHERE ServiceName = " + caller.SQL() + " AND SeverityNumber >= 13 AND TraceId != ''\n  AND " + during +
+		"\nGROUP BY TraceId ORDER BY first LIMIT 10"
+	c.PromErrorRate = fmt.Sprintf(`sum(rate(http_client_request_duration_seconds_count{%s, error_type!=""}[5m]))`+
+		` / sum(rate(http_client_request_duration_seconds_count{%s}[5m]))`, client, client)
 }
 
 func fillKubectl(c *Commands, svc, caller Text) {

@@ -1,6 +1,7 @@
 package runbookgen
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,9 +24,21 @@ type Data struct {
 	Generic   bool
 	Kind      schema.Kind
 	KindName  string // a human name of the kind, e.g. "Database connection pool exhausted"
-	Service   Text   // the suspect service: where the failure is
-	Caller    Text   // the first service whose errors point at Service (empty when none)
-	Callers   []Text // every such service (Candidate.PointedFrom)
+	Service Text // the suspect service: where the failure is
+	// Caller is the direct caller of Service whose calls to it failed
+	// most (empty when none is known): where the mitigation acts.
+	Caller Text
+	// Callers are Service's direct callers whose calls to it failed, most
+	// failed calls first; without a span tree, every service whose errors
+	// point at it (Candidate.PointedFrom).
+	Callers []Text
+	// Upstream are the services whose errors point at Service through
+	// others (they call one of Callers, not Service itself).
+	Upstream []Text
+	// Silent is true when Service left no records of its own in the window
+	// (a third-party API, an uninstrumented service): it is seen only in
+	// its callers' calls, so the log and span queries read Caller's.
+	Silent    bool
 	Operation Text
 	Signature Text
 	Template  Text // the error template, variables as <*>
@@ -77,7 +90,6 @@ func (g *Generator) newData(rep *rootcause.Report, c *rootcause.Candidate) *Data
 		Kind:      kind,
 		KindName:  kindName(kind),
 		Service:   NewText(c.Service, MaxServiceLen),
-		Callers:   texts(c.PointedFrom, MaxServiceLen),
 		Operation: NewText(c.Operation, MaxOperationLen),
 		Signature: NewText(string(c.Signature), MaxServiceLen),
 		Template:  NewText(c.Template, MaxTemplateLen),
@@ -98,9 +110,12 @@ func (g *Generator) newData(rep *rootcause.Report, c *rootcause.Candidate) *Data
 	if d.Service.Empty() {
 		d.Service = NewText("unknown service", MaxServiceLen)
 	}
+	callers, upstream := directCallers(rep.Edges, c)
+	d.Callers, d.Upstream = texts(callers, MaxServiceLen), texts(upstream, MaxServiceLen)
 	if len(d.Callers) > 0 {
 		d.Caller = d.Callers[0]
 	}
+	d.Silent = silent(rep, c.Service) && !d.Caller.Empty()
 	if rep.Traces > 0 {
 		d.Share = pct(float64(c.Traces) / float64(rep.Traces))
 	}
@@ -109,8 +124,54 @@ func (g *Generator) newData(rep *rootcause.Report, c *rootcause.Candidate) *Data
 	d.Title = fmt.Sprintf("%s in %s", mdEscape(d.KindName), d.Service.Plain())
 	d.URL = g.runbookURL(d.ID)
 	d.IncidentURL = g.incidentURL(rep.Window, c.Service)
-	d.Cmd = newCommands(d, rep.Window)
+	d.Cmd = newCommands(d, rep.Window, g.store)
 	return d
+}
+
+// directCallers splits the services whose errors point at c's service
+// (c.PointedFrom) into its direct callers, by the window's span tree,
+// and those that reach it only through others. Direct callers whose calls
+// to it failed come first, most failed calls first; a direct caller whose
+// calls failed is one even when no error of its own pointed here. Without
+// a single call to the service in the span tree, PointedFrom is kept as
+// the callers.
+func directCallers(edges []rootcause.Edge, c *rootcause.Candidate) (callers, upstream []string) {
+	var in []rootcause.Edge
+	for _, e := range edges {
+		if e.To == c.Service && e.From != c.Service && e.From != "" {
+			in = append(in, e)
+		}
+	}
+	if len(in) == 0 {
+		return c.PointedFrom, nil
+	}
+	slices.SortStableFunc(in, func(a, b rootcause.Edge) int {
+		return cmp.Or(cmp.Compare(b.Errors, a.Errors), cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.From, b.From))
+	})
+	direct := map[string]bool{}
+	for _, e := range in {
+		if e.Errors > 0 || slices.Contains(c.PointedFrom, e.From) {
+			callers = append(callers, e.From)
+		}
+		direct[e.From] = true
+	}
+	for _, p := range c.PointedFrom {
+		if !direct[p] {
+			upstream = append(upstream, p)
+		}
+	}
+	return callers, upstream
+}
+
+// silent reports whether svc left no records in the report's window while
+// others did: a dependency known only from its callers' calls.
+func silent(rep *rootcause.Report, svc string) bool {
+	for _, s := range rep.Services {
+		if s.Service == svc {
+			return s.Records == 0
+		}
+	}
+	return false
 }
 
 // newKindData builds the data of a kind's generic runbook.
@@ -129,7 +190,7 @@ func (g *Generator) newKindData(k schema.Kind) *Data {
 	}
 	d.Title = mdEscape(d.KindName) + " (generic runbook)"
 	d.URL = g.runbookURL(d.ID)
-	d.Cmd = newCommands(d, rootcause.Window{})
+	d.Cmd = newCommands(d, rootcause.Window{}, "")
 	return d
 }
 

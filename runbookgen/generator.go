@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"text/template"
 
@@ -39,12 +40,18 @@ type Config struct {
 	// "https://faultline.example.com" ($FAULTLINE_PUBLIC_URL). "" gives
 	// links relative to the web UI's root.
 	PublicURL string
+	// Store is the store the analyses read (the --store value), for the
+	// runbooks' `analyze` commands to name it and run as printed: a path
+	// is made absolute; a URL with a password becomes "$FAULTLINE_STORE",
+	// never written into a runbook. "" leaves --store out.
+	Store string
 }
 
 // Generator writes runbooks. It is safe for concurrent use once built.
 type Generator struct {
 	log      *slog.Logger
 	base     string
+	store    string // " --store ARG" for commands, or ""
 	builtin  map[schema.Kind]*template.Template
 	override map[overrideKey]*override
 	problems []error
@@ -63,7 +70,7 @@ func New(cfg Config, logger *slog.Logger) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{log: logger, base: base, override: map[overrideKey]*override{}}
+	g := &Generator{log: logger, base: base, store: storeFlag(cfg.Store), override: map[overrideKey]*override{}}
 	if g.builtin, err = parseBuiltins(); err != nil {
 		return nil, err
 	}
@@ -73,6 +80,25 @@ func New(cfg Config, logger *slog.Logger) (*Generator, error) {
 		}
 	}
 	return g, nil
+}
+
+// storeFlag is the --store argument of the runbooks' commands for the
+// store raw names: see Config.Store.
+func storeFlag(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return ""
+	}
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && u.Scheme != "file" && len(u.Scheme) > 1 {
+		if _, hasPass := u.User.Password(); hasPass || u.Query().Has("password") {
+			return ` --store "$FAULTLINE_STORE"`
+		}
+		return " --store " + shQuote(raw)
+	}
+	if abs, err := filepath.Abs(strings.TrimPrefix(raw, "file:")); err == nil {
+		raw = abs
+	}
+	return " --store " + shQuote(raw)
 }
 
 // checkBase validates a public base URL and drops its trailing slash.

@@ -103,7 +103,7 @@ func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger
 	if err != nil {
 		return nil, nil, err
 	}
-	gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: s.runbooks, PublicURL: s.public}, log)
+	gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: s.runbooks, PublicURL: s.public, Store: s.url}, log)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
