@@ -33,6 +33,53 @@
 //	          resolver, their databases and a third-party API, and publish
 //	          invalidations a purger consumes
 //
+// The seed systems (SeedTopologies) are the four systems faultline's first
+// users run, each with the mechanisms its seed document tells of and its
+// own faults (TopologyFaults), which a case of the system takes unless
+// Config.Fault names another; every fault of Faults applies to them too:
+//
+//	routing   a router (a Worker) looks a workload's endpoint up in KV, on a
+//	          miss in D1, and when D1 fails (logged at ERROR) in the health
+//	          monitor's Durable Object state, then forwards to the workload's
+//	          instances in their provider:region; a control API provisions
+//	          through a provisioner that calls a policy proxy, a price feed
+//	          (cached prices on failure) and the provider's regional API with
+//	          retries and a breaker named provider:region. Faults:
+//	          region-api-outage (a regional API times out or fails),
+//	          d1-unavailable, instance-down (a region's instances refuse;
+//	          the monitor's checks fail three times, then mark them unhealthy)
+//	jobclaim  holders claim jobs by namespace from a jobs API, call the stage
+//	          services and third-party APIs their namespace's jobs need, then
+//	          complete or fail them; the API computes each namespace's breaker
+//	          at claim time from its audit log (failed jobs since the later of
+//	          a day ago and the last reset, against a threshold) and refuses
+//	          claims while it is open, naming the namespace, not a
+//	          dependency; a person resets it minutes later, and failures
+//	          before the reset stop counting. Holders fail a few jobs of their
+//	          own accord too. Faults: holder-api-slow, holder-stage-regression
+//	triage    an email-triage workflow: a runner classifies each message,
+//	          drafts a reply and asks a person to approve it; sending and
+//	          refunding need the approval. Faults: classifier-new-label (the
+//	          classifier's new version, seen only in its version, startup
+//	          lines and new pods, answers a label the runner's flow never had,
+//	          logging no error: the runner calls the payment tool, which
+//	          refuses a refund without an approval, or its drafter refuses the
+//	          label; both are logged by the callee and by the runner, which
+//	          quotes it), model-api-slow
+//	payment   orders are published on a queue; a payment worker charges them
+//	          through the payment service, which calls the card gateway (3 s
+//	          timeout, retries, a breaker); a message that fails every
+//	          delivery (3 to 5) moves to the dead letter queue (-dlq, .DLT)
+//	          and the order is cancelled (the saga's compensation).
+//	          Redeliveries happen in time order with the other requests.
+//	          Faults: gateway-timeout, payment-pool-exhaustion
+//
+// Their callers name callees by peer.service, remote.service or peer, as
+// their loggers do; their third-party APIs have hosts of their own (a URL
+// host is not the name); their services announce their versions at
+// startup in their own words ("X v1.2.3 started") and log everyday errors
+// of their kind.
+//
 // Outside the shop, databases are named <word>-pg, -store, -mysql or -mongo
 // and their clients' spans carry db.name and server.address besides
 // peer.service; the namespace (OTLP service.namespace, Loki's label) is the
