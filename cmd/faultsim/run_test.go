@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/sim"
 )
 
 func TestRunWritesCases(t *testing.T) {
@@ -105,5 +107,35 @@ func TestRunCannotWrite(t *testing.T) {
 	args := []string{"-out", file, "-cases", "1", "-tps", "1", "-window", "3m", "-baseline", "1m"}
 	if code := run(context.Background(), args, &stdout, &stderr); code != exitFail {
 		t.Errorf("exit %d, want %d; stderr %q", code, exitFail, stderr.String())
+	}
+}
+
+// TestRunSeedSystems: -topology all takes the seed systems after the
+// generic shapes, each case of a seed system one of its own faults; a
+// seed system's fault elsewhere is refused in a sentence naming its system.
+func TestRunSeedSystems(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", out, "-cases", "7", "-seed", "90600", "-topology", "all", "-tps", "0.5", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	for i, want := range []string{"sim-routing-region-api-outage-90603", "sim-jobclaim-holder-api-slow-90604",
+		"sim-triage-model-api-slow-90605", "sim-payment-gateway-timeout-90606"} {
+		b, err := os.ReadFile(filepath.Join(out, want, "truth.json"))
+		if err != nil {
+			t.Fatalf("%s: %v; stdout %q", want, err, stdout.String())
+		}
+		var truth struct {
+			Topology string `json:"topology"`
+		}
+		if err := json.Unmarshal(b, &truth); err != nil || truth.Topology != sim.SeedTopologies()[i] {
+			t.Errorf("%s: topology %q (%v)", want, truth.Topology, err)
+		}
+	}
+	stderr.Reset()
+	args = []string{"-out", out, "-cases", "1", "-fault", "d1-unavailable", "-topology", "shop", "-tps", "0.5", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "a fault of the routing system") {
+		t.Errorf("d1-unavailable in the shop: exit %d, stderr %q", code, stderr.String())
 	}
 }
