@@ -16,7 +16,7 @@ var templateFS embed.FS
 
 // pageNames are the page templates; each is parsed with the shared layout.
 func pageNames() []string {
-	return []string{"incident", "trace", "runbook", "error", "login", "search", "deadletters"}
+	return []string{"incident", "trace", "traces", "runbook", "error", "login", "search", "deadletters"}
 }
 
 // pages holds one parsed template set per page.
@@ -44,6 +44,21 @@ func templateFuncs() template.FuncMap {
 		"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", clamp01(f)*100) },
 		"add":    func(a, b int) int { return a + b },
 		"indent": func(n int) string { return fmt.Sprintf("d%d", n) },
+		// dict passes several values to a template: dict "K" v "K2" v2.
+		"dict": func(kv ...any) (map[string]any, error) {
+			if len(kv)%2 != 0 {
+				return nil, fmt.Errorf("dict takes key and value pairs")
+			}
+			m := map[string]any{}
+			for i := 0; i < len(kv); i += 2 {
+				k, ok := kv[i].(string)
+				if !ok {
+					return nil, fmt.Errorf("dict keys are strings")
+				}
+				m[k] = kv[i+1]
+			}
+			return m, nil
+		},
 	}
 }
 

@@ -28,6 +28,8 @@ type incidentView struct {
 	Empty       string // "no-data", "healthy" or ""
 	APIURL      string
 	RefreshSec  int
+	// TracesURL lists the window's traces (/traces), with its service.
+	TracesURL string
 }
 
 // preset is one quick window choice.
@@ -59,6 +61,7 @@ func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incident
 		APIURL: "/api/v1/incident?" + incidentQueryString(in), RefreshSec: int(cfg.RefreshInterval / time.Second),
 	}
 	v.WindowLabel = windowLabel(rep.Window, in.Since)
+	v.TracesURL = "/traces?" + incidentQueryString(windowInput{Since: in.Since, Query: IncidentQuery{From: in.Query.From, To: in.Query.To, Service: in.Query.Service}})
 	v.Presets = presets(in)
 	v.Candidates, v.Hidden = candidateViews(rep.Candidates, cfg.MaxCandidates)
 	roles := serviceRoles(rep)

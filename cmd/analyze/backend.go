@@ -35,7 +35,10 @@ type webBackend struct {
 	recent []*rootcause.Report // newest last, at most recentReports
 }
 
-var _ web.Backend = (*webBackend)(nil)
+var (
+	_ web.Backend     = (*webBackend)(nil)
+	_ web.TraceLister = (*webBackend)(nil)
+)
 
 func newWebBackend(eng *analysis.Engine) *webBackend { return &webBackend{eng: eng} }
 
@@ -59,6 +62,15 @@ func (b *webBackend) Incident(ctx context.Context, q web.IncidentQuery) (*rootca
 func (b *webBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate.Result, error) {
 	res, err := b.eng.Trace(ctx, id)
 	return res, b.note(err)
+}
+
+// Traces lists a window's traces and charts its services (/traces).
+func (b *webBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*analysis.TraceList, error) {
+	list, err := b.eng.Traces(ctx, q)
+	if errors.Is(err, rootcause.ErrBadWindow) {
+		return nil, fmt.Errorf("%w: %v", web.ErrBadInput, err)
+	}
+	return list, b.note(err)
 }
 
 // note keeps the first error that found the store damaged and marks such

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestServeTracesOfTheDemo lists the demo window's failing traces on the
+// web UI: every row links a trace page that shows a failed trace, the
+// filters hold, and the silent fx-rates-api is charted (from its callers'
+// calls) with the baseline's band and the moment it left it.
+func TestServeTracesOfTheDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo simulation takes a while")
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	code, out, errs := runCmd(t, "demo", "--store", db)
+	if code != exitOK {
+		t.Fatalf("demo: exit %d: %s", code, errs)
+	}
+	incident := regexp.MustCompile(`http://localhost:8080(/incident\?from=\S+&to=\S+)`).FindStringSubmatch(out)
+	if incident == nil {
+		t.Fatalf("the demo printed no incident link:\n%s", out)
+	}
+	window := strings.TrimPrefix(incident[1], "/incident?")
+	base, stop := startServe(t, "--store", db)
+	defer stop()
+
+	code, page := httpGet(t, base+incident[1])
+	if code != 200 || !strings.Contains(page, `href="/traces?`) {
+		t.Fatalf("the incident page (%d) does not link its traces", code)
+	}
+	code, page = httpGet(t, base+"/traces?"+window+"&errors=1&service=pricing")
+	if code != 200 {
+		t.Fatalf("/traces: %d", code)
+	}
+	links := regexp.MustCompile(`class="trace-link" href="(/trace/[0-9a-f]{32})"`).FindAllStringSubmatch(page, -1)
+	if len(links) < 5 {
+		t.Fatalf("only %d failing traces listed", len(links))
+	}
+	for _, l := range links[:3] {
+		if code, tp := httpGet(t, base+l[1]); code != 200 || !strings.Contains(tp, "✖ failed") || !strings.Contains(tp, "pricing") {
+			t.Errorf("%s: %d, not a failed trace through pricing", l[1], code)
+		}
+	}
+	if !strings.Contains(page, `id="svc-fx-rates-api"`) || !strings.Contains(page, "left its baseline at") || !strings.Contains(page, `class="band"`) {
+		t.Errorf("the traces page does not chart fx-rates-api against its baseline")
+	}
+	var list struct {
+		Matched int `json:"matched"`
+		Rows    []struct {
+			Failed     bool     `json:"failed"`
+			DurationMs float64  `json:"duration_ms"`
+			Services   []string `json:"services"`
+		} `json:"rows"`
+	}
+	code, js := httpGet(t, base+"/api/v1/traces?"+window+"&min=3s")
+	if err := json.Unmarshal([]byte(js), &list); code != 200 || err != nil || list.Matched == 0 {
+		t.Fatalf("/api/v1/traces?min=3s: %d %v %.200s", code, err, js)
+	}
+	for _, r := range list.Rows {
+		if r.DurationMs < 3000 {
+			t.Errorf("a trace of %.0f ms under min=3s", r.DurationMs)
+		}
+	}
+	if code, _ := httpGet(t, base+"/api/v1/traces?"+window+"&min=soon"); code != 400 {
+		t.Errorf("min=soon: %d, want 400", code)
+	}
+}
