@@ -16,7 +16,13 @@ import (
 func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
 	var out []vote
 	for range n {
-		out = append(out, vote{origin: correlate.Event{Service: from, Class: k}, target: to, kind: k, weight: wt})
+		// A test vote's novelty is its weight, less the floor chains give
+		// usual noise.
+		news := wt
+		if wt <= chainFloor {
+			news = 0
+		}
+		out = append(out, vote{origin: correlate.Event{Service: from, Class: k}, target: to, kind: k, weight: wt, news: news})
 	}
 	return out
 }
@@ -101,6 +107,12 @@ func TestPointerChains(t *testing.T) {
 			mkVotes(20, "user", "user", schema.KindDeterministic, 1),
 			withHops(mkVotes(30, "front", "search", schema.KindDBPoolExhaustion, 1), hop{from: "user", to: "search", weight: 1})),
 		from: "user",
+	}, {
+		name: "its own failures as an origin, when usual noise, do not outweigh the traces passing through",
+		votes: join(mkVotes(100, "front", "queue", schema.KindCircuitOpen, 1),
+			mkVotes(20, "queue", "queue", schema.KindDeterministic, chainFloor),
+			withHops(mkVotes(30, "front", "store", schema.KindDBPoolExhaustion, 1), hop{from: "queue", to: "store", weight: 1})),
+		from: "queue", to: "store",
 	}}
 	for _, c := range cases {
 		steady := c.steady

@@ -2,6 +2,7 @@ package rootcause
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -25,6 +26,16 @@ import (
 // callee's usual noise may be older). Then the
 // callee's trace_origin share moves to the deployed service, and its
 // downstream penalty for calling a service that failed is lifted.
+//
+// A new version also acts through its answers: a classifier that starts
+// giving a new label fails no call, yet its callers then act on it and
+// fail elsewhere. So when the callee's failing traces are not its calls
+// from the deployed service, they may instead have been served by the
+// new version (it took part in them, after it first showed: rollouts):
+// the same share, the same rise, when the traces that version served
+// fail more often than those it served before (a binomial test, at least
+// minDecades), and the callee's failures are of a kind a request can
+// cause (a rejection, not a timeout or a resource running out).
 
 // Constants of deploy_effect.
 const (
@@ -114,10 +125,6 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 			// as before it (a callee's usual noise may be older).
 			since := d.deployedAt.Add(-deployLead)
 			first, before, from := sv.callsSince(d.service, since)
-			if from == 0 || !correlate.Risen(float64(from)/minutesBetween(since, in.q.To),
-				float64(before)/minutesBetween(in.q.From, since)) {
-				continue
-			}
 			// Of the traces since whose spans tell who called (traces
 			// exported without spans do not).
 			known := 0
@@ -125,8 +132,26 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				_, _, n := sv.callsSince(caller, since)
 				known += n
 			}
-			if known < minDeployTraces || float64(from) < deployShare*float64(known) {
-				continue
+			how := fmt.Sprintf("are calls from %s", d.service)
+			if !cameWith(in, since, from, before) || known < minDeployTraces || float64(from) < deployShare*float64(known) {
+				// Else its failing traces were served by the new version,
+				// further up or down (it acts through its answers), the
+				// traces that version served fail more than before it, and
+				// the failures are of a kind a request can cause.
+				dec, _, after := in.traces.rollouts.failMore(d.service)
+				if dec < minDecades || !inputCaused(topKind(sv.kinds)) {
+					continue
+				}
+				first, before, known, from = sv.servedSince(d.service, since)
+				// Of its failures since, those its rate before the version
+				// does not explain (its usual noise goes on).
+				usual := float64(sv.ownBefore(since)) * minutesBetween(since, in.q.To) / minutesBetween(in.q.From, since)
+				known = max(from, int(math.Round(float64(known)-usual)))
+				if !cameWith(in, since, from, before) || from < minDeployTraces || float64(from) < deployShare*float64(known) {
+					continue
+				}
+				how = fmt.Sprintf("were served by %s's new version, whose traces fail more since it (%d of %d; %.1f decades)",
+					d.service, after[1], after[0], dec)
 			}
 			others := otherCallers(in.traces, c.service, d.service)
 			if len(others) == 0 && (c.kind == schema.KindBadDeploy || first.After(d.deployedAt.Add(deployFollow))) {
@@ -154,12 +179,30 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				served = "while its calls from " + joinCut(others, 3) + " go through"
 			}
 			d.explain("deploy_effect", movedN)
-			d.add("deploy_effect", moved, fmt.Sprintf("%s's failures in its calls came with it (the first at %s, %d since, %d in the window before): %d of its %d failing traces since whose caller is known are calls from %s, %s",
-				c.service, first.UTC().Format(time.TimeOnly), from, before, from, known, d.service, served))
-			c.evidence = append(c.evidence, fmt.Sprintf("its failures are in calls from %s, whose new version came first, %s [deploy_effect]", d.service, served))
+			d.add("deploy_effect", moved, fmt.Sprintf("%s's failures came with it (the first at %s, %d since, %d in the window before): %d of its %d failing traces since %s, %s",
+				c.service, first.UTC().Format(time.TimeOnly), from, before, from, known, how, served))
+			c.evidence = append(c.evidence, fmt.Sprintf("its failing traces %s; that version came first, %s [deploy_effect]", how, served))
 		}
 	}
 	return explained
+}
+
+// cameWith reports whether a callee's failures since a deploy (from)
+// came with it: at least riseFactor times as often as before it.
+func cameWith(in *inputs, since time.Time, from, before int) bool {
+	return from > 0 && correlate.Risen(float64(from)/minutesBetween(since, in.q.To),
+		float64(before)/minutesBetween(in.q.From, since))
+}
+
+// topKind is the most frequent kind of a service's votes.
+func topKind(kinds map[schema.Kind]int) schema.Kind {
+	var best schema.Kind
+	for _, k := range sortedKeys(kinds) {
+		if best == "" || kinds[k] > kinds[best] {
+			best = k
+		}
+	}
+	return best
 }
 
 // callsSince counts the service's own failing traces in calls from
@@ -194,4 +237,156 @@ func otherCallers(tv *traceVotes, svc, but string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// rollouts are the services whose version changed during the window: a
+// version first seen after rolloutLead of it, when the service served
+// before it. Each trace the service served counts as before or after
+// its new version first showed, failing or not, so deploy_effect can
+// ask whether the traces the new version served fail more.
+type rollouts struct {
+	at map[string]time.Time
+	// n is, per service, the traces it served [before, after] the new
+	// version, and [before, after] those that failed.
+	n map[string]*[2][2]int
+}
+
+// rolloutLead is how much of the window must precede a version for its
+// traces to have a before to compare with.
+const rolloutLead = time.Minute
+
+// rolloutsOf finds the window's rollouts: per service, its earliest
+// version first seen after rolloutLead of the window.
+func rolloutsOf(w *period) rollouts {
+	r := rollouts{}
+	for _, sp := range w.services {
+		var at time.Time
+		for _, vs := range sp.versions {
+			if vs.first.Sub(w.from) >= rolloutLead && (at.IsZero() || vs.first.Before(at)) {
+				at = vs.first
+			}
+		}
+		if at.IsZero() {
+			continue
+		}
+		if r.at == nil {
+			r.at, r.n = map[string]time.Time{}, map[string]*[2][2]int{}
+		}
+		r.at[sp.name], r.n[sp.name] = at, &[2][2]int{}
+	}
+	return r
+}
+
+// servedBy is, for one trace, the rollouts' services that served it and
+// whether after their new version (the trace's first record of the
+// service no earlier than deployLead before it).
+type servedBy struct {
+	svcs  []string
+	after []bool
+}
+
+func (r rollouts) served(recs []schema.Record) servedBy {
+	var out servedBy
+	if len(r.at) == 0 {
+		return out
+	}
+	for i := range recs {
+		rec := &recs[i]
+		at, ok := r.at[rec.Service]
+		if !ok {
+			continue
+		}
+		after := !rec.Time.Before(at.Add(-deployLead))
+		j := slices.Index(out.svcs, rec.Service)
+		if j < 0 {
+			out.svcs, out.after = append(out.svcs, rec.Service), append(out.after, after)
+		} else if !after {
+			out.after[j] = false // the trace reached it first before the version
+		}
+	}
+	return out
+}
+
+// count adds one trace the services of sb served.
+func (r rollouts) count(sb servedBy, failed bool) {
+	for i, svc := range sb.svcs {
+		k := 0
+		if sb.after[i] {
+			k = 1
+		}
+		r.n[svc][0][k]++
+		if failed {
+			r.n[svc][1][k]++
+		}
+	}
+}
+
+// newer are the services that served the trace on their new version.
+func (sb servedBy) newer() []string {
+	var out []string
+	for i, svc := range sb.svcs {
+		if sb.after[i] {
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+// failMore is how surely the traces svc served on its new version fail
+// more often than those it served before (decades, as call_timing's
+// tests: the binomial tail of the failures after at the rate before,
+// with one failure and one success added to the traces before so that
+// none before is weak evidence, not certainty).
+func (r rollouts) failMore(svc string) (decades float64, before, after [2]int) {
+	n := r.n[svc]
+	if n == nil {
+		return 0, before, after
+	}
+	before, after = [2]int{n[0][0], n[1][0]}, [2]int{n[0][1], n[1][1]}
+	p := float64(before[1]+1) / float64(before[0]+2)
+	t := tally{slow: after[1], expect: p * float64(after[0])}
+	return t.decades(after[0]), before, after
+}
+
+// servedSince counts the service's own failing traces since a moment, and
+// of them the ones svc served on its new version, and when the first of
+// those failed; and before it, those svc served.
+func (sv *serviceVotes) servedSince(svc string, since time.Time) (first time.Time, before, all, served int) {
+	for _, o := range sv.owns {
+		if o.at.Before(since) {
+			if slices.Contains(o.servedAny, svc) {
+				before++
+			}
+			continue
+		}
+		all++
+		if slices.Contains(o.servedNew, svc) {
+			if served++; first.IsZero() || o.at.Before(first) {
+				first = o.at
+			}
+		}
+	}
+	return first, before, all, served
+}
+
+// ownBefore counts the service's own failing traces before a moment.
+func (sv *serviceVotes) ownBefore(at time.Time) int {
+	n := 0
+	for _, o := range sv.owns {
+		if o.at.Before(at) {
+			n++
+		}
+	}
+	return n
+}
+
+// inputCaused reports whether a failure kind is one a caller's request
+// can cause: a rejected, unknown or unauthorised input, a poison message;
+// not the callee's own trouble (timeouts, refusals, resources).
+func inputCaused(k schema.Kind) bool {
+	switch k {
+	case schema.KindDeterministic, schema.KindNotFound, schema.KindAuth, schema.KindPoisonMessage, schema.KindUnknown, "":
+		return true
+	}
+	return false
 }

@@ -19,6 +19,9 @@ type traceVotes struct {
 	news     float64
 	services map[string]*serviceVotes
 	edges    map[[2]string]*Edge
+	// rollouts counts the traces served before and after each version
+	// first seen during the window (deploy_effect).
+	rollouts rollouts
 }
 
 // serviceVotes collects, for one service, the failing traces that point at it.
@@ -53,6 +56,15 @@ type serviceVotes struct {
 	// callerTimes is, per service in originCallers, when those traces
 	// failed.
 	callerTimes map[string][]time.Time
+	// owns are its own failing traces (ownOrigins): when, and which
+	// services served them on a new version.
+	owns []ownFailure
+}
+
+// ownFailure is a failing trace whose origin is the service's own.
+type ownFailure struct {
+	at                   time.Time
+	servedAny, servedNew []string
 }
 
 type sigVote struct {
@@ -107,21 +119,27 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
 	w.timing.keep = true
+	tv.rollouts = rolloutsOf(w)
 	var votes []vote
 	window.each(func(recs []schema.Record) {
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)
 		tv.addEdges(recs)
+		served := tv.rollouts.served(recs)
 		if !anyError(recs) {
+			tv.rollouts.count(served, false)
 			return // a trace fails only by an error record: nothing to explain
 		}
 		res := correlate.AnalyzeRecords(recs, opt.Correlate)
-		if res == nil || !res.Failed || res.Origin == nil || res.Origin.Service == "" {
+		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
+		tv.rollouts.count(served, failed)
+		if !failed {
 			return
 		}
 		tv.failed++
 		v := newVote(res, entryOf(recs), 0)
+		v.servedAny, v.servedNew = served.svcs, served.newer()
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
 		w.countAfterCalls(res)
@@ -177,6 +195,9 @@ type vote struct {
 	paused string
 	// caller is the service that called the origin's operation.
 	caller string
+	// servedAny are the rollouts' services that served the trace;
+	// servedNew those that served it on their new version.
+	servedAny, servedNew []string
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
@@ -226,6 +247,7 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
+	news := map[string]float64{}           // origin service -> its votes' novelty
 	involved := map[string]bool{}          // services that are a vote's origin or target
 	for _, v := range votes {
 		involved[v.origin.Service], involved[v.target] = true, true
@@ -242,6 +264,7 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 		}
 		m[v.target] += v.weight
 		raw[[2]string{v.origin.Service, v.target}]++
+		news[v.origin.Service] += v.news
 	}
 	// Where the failures of a service that is seldom a trace's origin lead
 	// shows in the traces that pass through it.
@@ -281,9 +304,11 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 			return best
 		}
 		passBest, _ := lead(t, passing[t], rawPassing)
-		if n < 2 {
+		if n < 2 || news[t] < 2 {
 			// Too few traces begin with its failures to say where they
-			// lead: those passing through it say it.
+			// lead, or too few that the baseline's rate does not explain
+			// (its usual noise says nothing of today): those passing
+			// through it say it.
 			return passBest
 		}
 		return ""
@@ -338,6 +363,7 @@ func (tv *traceVotes) tally(v *vote, chains map[string]string) {
 	if target == o.Service {
 		sv.addSig(o.Signature, o.Message)
 		sv.ownOrigins++
+		sv.owns = append(sv.owns, ownFailure{at: o.Timestamp, servedAny: v.servedAny, servedNew: v.servedNew})
 		if v.caller != "" {
 			sv.originCallers[v.caller]++
 			if sv.callerTimes == nil {
