@@ -21,10 +21,10 @@ type Data struct {
 	Title string // Markdown-escaped title line, without the leading "# "
 	// Generic is true for the generic runbook of a kind: then the service,
 	// callers and trace ids are placeholders (SERVICE, CALLER, TRACE_ID).
-	Generic   bool
-	Kind      schema.Kind
-	KindName  string // a human name of the kind, e.g. "Database connection pool exhausted"
-	Service Text // the suspect service: where the failure is
+	Generic  bool
+	Kind     schema.Kind
+	KindName string // a human name of the kind, e.g. "Database connection pool exhausted"
+	Service  Text   // the suspect service: where the failure is
 	// Caller is the direct caller of Service whose calls to it failed
 	// most (empty when none is known): where the mitigation acts.
 	Caller Text

@@ -80,10 +80,10 @@ func TestRunbookOfSilentDependency(t *testing.T) {
 func TestRunbookStoreFlag(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for raw, want := range map[string]string{
-		"":                          "",
-		"/srv/fl.db":                " --store /srv/fl.db",
-		"clickhouse://ch:9000/logs": " --store clickhouse://ch:9000/logs",
-		"clickhouse://u:s3cret@ch:9000/logs":      ` --store "$FAULTLINE_STORE"`,
+		"":                                   "",
+		"/srv/fl.db":                         " --store /srv/fl.db",
+		"clickhouse://ch:9000/logs":          " --store clickhouse://ch:9000/logs",
+		"clickhouse://u:s3cret@ch:9000/logs": ` --store "$FAULTLINE_STORE"`,
 		"clickhouse://ch:9000/logs?password=s3cr": ` --store "$FAULTLINE_STORE"`,
 		"/srv/my store.db":                        " --store '/srv/my store.db'",
 	} {
@@ -93,5 +93,22 @@ func TestRunbookStoreFlag(t *testing.T) {
 	}
 	if got := storeFlag("rel.db"); !strings.HasPrefix(got, " --store /") || !strings.HasSuffix(got, "/rel.db") {
 		t.Errorf("a relative path gives %q, want it absolute", got)
+	}
+}
+
+// TestRunbookCountsInWords: one trace is "1 failing trace", never "1
+// failing traces".
+func TestRunbookCountsInWords(t *testing.T) {
+	g := newGen(t, Config{})
+	rep := fixedReport(schema.KindTimeout)
+	rep.Traces, rep.FailedTraces, rep.Candidates[0].Traces = 1, 1, 1
+	md := g.ForCandidate(rep, &rep.Candidates[0]).Markdown
+	for _, want := range []string{"1 failing trace ends here", "of 1 trace in the window", "1 trace failed in all", "1 failing trace (100.0% of all 1 trace in the window) ends in this failure"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	if m := regexp.MustCompile(`\b1 (failing )?traces\b`).FindString(md); m != "" {
+		t.Errorf("the runbook says %q", m)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -33,6 +34,13 @@ func funcs() template.FuncMap {
 		"logql":  func(v any) string { return toText(v).LogQL() },
 		"promql": func(v any) string { return toText(v).PromQL() },
 		"sql":    func(v any) string { return toText(v).SQL() },
+		// count writes a number and its noun: count 1 "trace" "traces" is "1 trace".
+		"count": func(n int, one, many string) string {
+			if n == 1 {
+				return "1 " + one
+			}
+			return strconv.Itoa(n) + " " + many
+		},
 		"join": func(ts []Text, sep string) string {
 			parts := make([]string, len(ts))
 			for i, t := range ts {

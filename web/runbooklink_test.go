@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -69,5 +70,18 @@ func TestRunbookPageVersion(t *testing.T) {
 	if !strings.Contains(latest, "This link follows the latest analysis of this candidate") ||
 		!strings.Contains(latest, `<a href="/runbooks/`+rb.ID+`">this version's own link</a>`) {
 		t.Errorf("the candidate's page does not link the version it shows")
+	}
+}
+
+// TestOneErrorInWords: a service with one error reads "1 error".
+func TestOneErrorInWords(t *testing.T) {
+	b := newFixtureBackend()
+	b.update(func(r *rootcause.Report) {
+		r.Services = append([]rootcause.ServiceSummary(nil), r.Services...)
+		r.Services[5].Errors = 1
+	})
+	page := get(newTestHandler(t, Config{}, b), "/incident").Body.String()
+	if !strings.Contains(page, "1 error / 41,000") || strings.Contains(page, ">1 errors") || strings.Contains(page, " 1 errors") {
+		t.Errorf("inventory's one error is not written as 1 error")
 	}
 }

@@ -65,7 +65,9 @@ func (f *runbookFlags) find(ctx context.Context, e *env, arg string) (*runbookge
 	defer st.Close()
 	rb, err := runbookgen.Load(ctx, st, arg)
 	if errors.Is(err, schema.ErrNotFound) {
-		return nil, fmt.Errorf("no runbook %q in the store: run 'analyze incident' first so candidates get their runbooks, then use an id it prints", arg)
+		// An id that names no runbook is bad input (exit 2), as a
+		// malformed one is.
+		return nil, badUsage("no runbook %q in the store %q: run 'analyze incident' first so candidates get their runbooks, then use an id it prints", arg, truncate(f.url, 80))
 	}
 	return rb, err
 }

@@ -81,8 +81,10 @@ func TestRunbookSaved(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(out), &doc) != nil || doc.ID != rbs[0].ID {
 		t.Errorf("--json: exit %d, %q", code, out)
 	}
-	code, _, errs = runCmd(t, "runbook", "--store", path, "nobody-timeout-0123456789ab")
-	if code != exitFail || !strings.Contains(errs, "run 'analyze incident' first") {
-		t.Errorf("unknown id: exit %d, stderr %q", code, errs)
+	for _, id := range []string{"nobody-timeout-0123456789ab", "nosuch"} {
+		code, _, errs = runCmd(t, "runbook", "--store", path, id)
+		if code != exitUsage || !strings.Contains(errs, "run 'analyze incident' first") {
+			t.Errorf("unknown id %s: exit %d, stderr %q; want %d, bad input", id, code, errs, exitUsage)
+		}
 	}
 }
