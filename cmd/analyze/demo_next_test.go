@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,13 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 	}
 	if code, again, _ := runCmd(t, cmds[0]...); code != exitOK || again != outs["runbook"] {
 		t.Errorf("runbook %s changed after another analysis of the store", rbID)
+	}
+}
+
+// TestVersion: analyze --version prints its version on stdout, exit 0.
+func TestVersion(t *testing.T) {
+	code, out, errs := runCmd(t, "--version")
+	if code != exitOK || !strings.HasPrefix(out, "analyze ") || !strings.Contains(out, runtime.Version()) || errs != "" {
+		t.Errorf("analyze --version: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

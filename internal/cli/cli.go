@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 )
 
 // Exit codes, per the contract.
@@ -39,7 +41,8 @@ type Program struct {
 }
 
 // Run dispatches args to the subcommand they name. No arguments print the
-// usage and exit 2; help, -h and --help print it and exit 0.
+// usage and exit 2; help, -h and --help print it and exit 0; --version
+// (and version) prints the program's version on stdout and exits 0.
 func (p *Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -47,6 +50,10 @@ func (p *Program) Run(ctx context.Context, args []string, stdin io.Reader, stdou
 		if len(args) == 0 {
 			return ExitUsage
 		}
+		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, p.Name, Version())
 		return ExitOK
 	}
 	for _, c := range p.Commands {
@@ -68,6 +75,7 @@ func (p *Program) Usage(w io.Writer) {
 	for _, c := range p.Commands {
 		fmt.Fprintf(w, "  %-*s %s\n  %*s %s\n", width, c.Name, c.Args, width, "", c.Help)
 	}
+	fmt.Fprintf(w, "\n%s --version prints the version.\n", p.Name)
 	if len(p.Notes) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -85,4 +93,40 @@ func Truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Version describes the build: the module version (a release tag, or
+// "(devel)" for a build from a checkout), the commit and its time when the
+// build recorded them (and "modified" for uncommitted changes), and Go's
+// version.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information) " + runtime.Version()
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev
+		if at != "" {
+			v += " of " + at
+		}
+		v += dirty + ")"
+	}
+	return v + " " + runtime.Version()
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,8 @@ func TestRun(t *testing.T) {
 		{[]string{"--help"}, ExitOK, "", "a note"},
 		{[]string{"nope"}, ExitUsage, "", `unknown command "nope"`},
 		{[]string{"echo", "a", "b"}, 7, "a b", ""},
+		{[]string{"--version"}, ExitOK, "prog " + Version() + "\n", ""},
+		{[]string{"version"}, ExitOK, "prog " + Version() + "\n", ""},
 	}
 	for _, c := range cases {
 		var out, errs bytes.Buffer
@@ -37,6 +40,14 @@ func TestRun(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "a,b" {
 		t.Errorf("echo got %q", got)
+	}
+}
+
+// TestVersion: the version names Go's and the module's (a test binary's
+// is "(devel)").
+func TestVersion(t *testing.T) {
+	if v := Version(); !strings.HasSuffix(v, runtime.Version()) || !strings.Contains(v, "(devel)") && !strings.HasPrefix(v, "v") {
+		t.Errorf("Version() = %q", v)
 	}
 }
 
