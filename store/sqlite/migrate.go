@@ -115,9 +115,19 @@ func migrate(ctx context.Context, w *sql.DB, c *codecs, log *slog.Logger) error 
 	if mode != "wal" {
 		return fmt.Errorf("cannot switch to WAL: journal mode stays %q", mode)
 	}
+	// A new file takes every migration at once with nothing to move: it
+	// is said once, as created, not step by step.
+	from, err := userVersion(ctx, w)
+	if err != nil {
+		return err
+	}
+	steps := log
+	if from == 0 {
+		steps = slog.New(slog.DiscardHandler)
+	}
 	moved := false
 	for {
-		done, m, err := migrateStep(ctx, w, c, log)
+		done, m, err := migrateStep(ctx, w, c, steps)
 		moved = moved || m
 		if err != nil {
 			return err
@@ -125,6 +135,10 @@ func migrate(ctx context.Context, w *sql.DB, c *codecs, log *slog.Logger) error 
 		if done {
 			break
 		}
+	}
+	if from == 0 {
+		log.Info("new store created", "version", SchemaVersion())
+		return nil
 	}
 	if moved {
 		compact(ctx, w, log)
