@@ -67,7 +67,8 @@ func TestNezhaDetection(t *testing.T) {
 	root := filepath.Join(datasetsDir(t), "nezha-tt")
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*.jsonl.gz"))
 	if len(files) == 0 {
-		t.Skip("no nezha-tt files under " + root)
+		t.Skip("no nezha-tt case files (*/*.jsonl.gz) under " + root + ": the folder is there but empty; copy the converted " +
+			"nezha-tt cases into it (shared/datasets/README.md)")
 	}
 	var det detection
 	var stats Stats

@@ -43,7 +43,7 @@ func curlStatus(t *testing.T, args ...string) string {
 // the token is stored.
 func TestServeAuthTLS(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed")
+		t.Skip("curl is not installed (apt-get install curl): the test tries the token over HTTPS with it")
 	}
 	cert, key, pool := testenv.SelfSignedCert(t)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}

@@ -35,7 +35,9 @@ func Datasets(t testing.TB, name string) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("shared/datasets/%s not found beside the repository", name)
 	}
-	t.Skipf("shared/datasets/%s not found beside the repository; this dataset-driven test needs it", name)
+	t.Skipf("shared/datasets/%s not found beside the repository (walked up from %s); this test reads real data: lay the "+
+		"shared/datasets folder beside the checkout (its README says where each set comes from: nezha-tt and nezha-ob from "+
+		"IntelligentDDS/Nezha, loghub-2k from logpai/loghub, converted to faultline's input formats)", name, dir)
 	return ""
 }
 

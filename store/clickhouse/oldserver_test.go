@@ -17,7 +17,8 @@ import (
 func TestRefuseOldServerReal(t *testing.T) {
 	urls := strings.Fields(os.Getenv("FAULTLINE_CH_OLD_URLS"))
 	if len(urls) == 0 {
-		t.Skip("FAULTLINE_CH_OLD_URLS is not set (a ClickHouse server older than " + clickhouse.MinVersion + ")")
+		t.Skip("FAULTLINE_CH_OLD_URLS is not set: it names a ClickHouse server older than " + clickhouse.MinVersion +
+			" (scripts/test.sh starts Debian's clickhouse-server 18.16, apt-get install clickhouse-server, and sets it)")
 	}
 	for _, u := range urls {
 		_, err := clickhouse.Open(t.Context(), u, clickhouse.Options{})
