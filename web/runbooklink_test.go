@@ -85,3 +85,17 @@ func TestOneErrorInWords(t *testing.T) {
 		t.Errorf("inventory's one error is not written as 1 error")
 	}
 }
+
+// TestSilentOriginLinksItsCalls: the origin that left no records of its
+// own (a third-party API) links its callers' view of it on /traces.
+func TestSilentOriginLinksItsCalls(t *testing.T) {
+	b := newFixtureBackend()
+	b.update(func(r *rootcause.Report) {
+		r.Services = append([]rootcause.ServiceSummary(nil), r.Services...)
+		r.Services[0].Records, r.Services[0].Errors, r.Services[0].Buckets = 0, 0, make([]int, 60)
+	})
+	page := get(newTestHandler(t, Config{}, b), "/incident").Body.String()
+	if !strings.Contains(page, `it leaves no records of its own: <a href="/traces?from=2026-11-30T03%3A30%3A00Z&amp;to=2026-11-30T04%3A30%3A00Z#svc-payments">`) {
+		t.Errorf("the silent origin's row does not link its callers' calls")
+	}
+}

@@ -2,8 +2,10 @@ package web
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/rootcause"
 )
@@ -32,6 +34,11 @@ type tlRow struct {
 	OnsetX                   string
 	OnsetLabel               string
 	FilterHref               string
+	// TracesHref lists the window's traces through the service: for one
+	// that left no records of its own, its callers' calls to it are
+	// charted there (requests, errors, p95).
+	TracesHref string
+	Silent     bool
 }
 
 // newTimelineView lays out the services' error buckets, origin first, then
@@ -76,7 +83,9 @@ func rowLess(a, b rootcause.ServiceSummary, roles map[string]string) bool {
 
 func newTLRow(s rootcause.ServiceSummary, role string, w rootcause.Window) tlRow {
 	r := tlRow{Service: s.Service, Role: role, RoleLabel: roleLabel(role), Errors: s.Errors, Records: s.Records,
-		FilterHref: serviceHref(w, s.Service)}
+		FilterHref: serviceHref(w, s.Service), Silent: s.Records == 0}
+	q := url.Values{"from": {w.From.UTC().Format(time.RFC3339)}, "to": {w.To.UTC().Format(time.RFC3339)}}
+	r.TracesHref = "/traces?" + q.Encode() + "#svc-" + url.PathEscape(s.Service)
 	r.Buckets = max(len(s.Buckets), 1)
 	r.Bars = barsPath(s.Buckets)
 	for _, n := range s.Buckets {
