@@ -68,8 +68,12 @@ func (s *sim) logTransition(sc scope, e *edge, t time.Time, tr *transition) {
 	if tr.to == open {
 		sev = schema.SeverityWarn
 	}
+	kv := peerKV(e)
+	if e.breaker.keyed {
+		kv = breakerKV(e)
+	}
 	s.log(sc, line{at: t.Add(30 * time.Microsecond), sev: sev, logger: logger(sc.n, "breaker"),
-		body: breakerTransitionMsg(sc.n, e, tr), fault: e.breaker.faulty, kv: peerKV(e)})
+		body: breakerTransitionMsg(sc.n, e, tr), fault: e.breaker.faulty, kv: kv})
 }
 
 // retryable reports whether a client retries after out.

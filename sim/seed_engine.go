@@ -277,6 +277,10 @@ func (s *sim) deadLetter(tc *traceCtx, q *node, last outcome, parent schema.Span
 		end: end, fault: last.fault, kv: kv})
 }
 
+// breakerKV is how a breaker keyed by provider:region is named in a line's
+// attributes: by its key, not by the dependency it guards.
+func breakerKV(e *edge) []string { return []string{"breaker.name", e.breaker.name} }
+
 // healthLines are the health monitor's checks of a region's instances while
 // they are down: three failures, then the instances are marked unhealthy.
 func (s *sim) healthLines(n *node) {

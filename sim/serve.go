@@ -223,6 +223,9 @@ func (s *sim) fail(sc scope, e *edge, out outcome) outcome {
 	at := out.end.Add(s.r.dur(100*time.Microsecond, 2*time.Millisecond))
 	body, exc := handlerErrorMsg(sc.n, e, out)
 	kv := peerKV(e)
+	if out.fail == failBreaker && e.breaker.keyed {
+		kv = breakerKV(e) // a breaker keyed by provider:region names no dependency
+	}
 	if exc != "" {
 		kv = append(kv, schema.AttrExceptionType, exc)
 	}
