@@ -187,6 +187,10 @@ type trip struct {
 	// rules name what settled suspect: the lookbacks that found the
 	// traces backing it and the vote rule, or breaker_guard.
 	rules []string
+	// walks are the walks of the tripping traces that were weighed, hits
+	// the failures the lookbacks found.
+	walks []walked
+	hits  []traceHit
 	err   error // reading the store failed
 }
 
@@ -214,6 +218,7 @@ type traceHit struct {
 	body    string
 	refused bool   // the dependency failed fast in the trace
 	by      string // the lookback that found it
+	kind    schema.Kind
 }
 
 // latestHits sorts hits latest first and keeps the first of each trace,
@@ -289,7 +294,7 @@ func causeHits(ctx context.Context, st WindowStore, s *tripSearch, q schema.Wind
 		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
 			alias = n // how callers name it: the peer.service, the URL's host
 		}
-		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == "", body: r.Body, by: by})
+		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == "", body: r.Body, by: by, kind: k})
 	}
 	hits = slices.DeleteFunc(hits, func(h traceHit) bool {
 		return slices.ContainsFunc(filters, func(f hitFilter) bool { return f.drop != nil && f.drop(&h, sc) })

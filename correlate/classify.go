@@ -47,6 +47,11 @@ func ClassifyTarget(r *schema.Record) (schema.Kind, string) {
 // attributes or text point at (lowercase, unresolved) when wantHint is set
 // and the record carries a failure.
 func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
+	return classifyNaming(r, wantHint, byName)
+}
+
+// classifyNaming is classifyWithHint with the callee named by n.
+func classifyNaming(r *schema.Record, wantHint bool, n calleeNaming) (schema.Kind, string) {
 	isErr := r.IsError()
 	if !isErr && r.Type == schema.TypeLog && r.Severity != schema.SeverityUnspecified &&
 		r.Severity < schema.SeverityWarn {
@@ -65,7 +70,7 @@ func classifyWithHint(r *schema.Record, wantHint bool) (schema.Kind, string) {
 	if !wantHint {
 		return k, ""
 	}
-	h := hintFromAttrs(r)
+	h := hintBy(r, n)
 	if h == "" {
 		return k, dashed(r.Body, hintFromText(&l))
 	}

@@ -305,6 +305,8 @@ func TestHintFromAttrs(t *testing.T) {
 		{map[string]string{"url.full": "https://api.cardgateway.io/v1/charge"}, false, "api.cardgateway.io"},
 		{map[string]string{"rpc.service": "hipstershop.PaymentService"}, true, ""},
 		{map[string]string{"peer.service": "payments"}, true, "payments"},
+		{map[string]string{"peer": "fx-rates-api:443"}, false, "fx-rates-api"},
+		{map[string]string{"server.address": "10.0.3.7:8080", "remote.service": "ledger"}, false, "ledger"},
 	} {
 		r := errorLog("charge failed")
 		r.Attrs = c.attrs
@@ -313,6 +315,20 @@ func TestHintFromAttrs(t *testing.T) {
 		}
 		if got := hintFromAttrs(r); got != c.want {
 			t.Errorf("hintFromAttrs(%v, span %v) = %q, want %q", c.attrs, c.span, got, c.want)
+		}
+	}
+	// The same keys written key=value in a plain line's text, after its
+	// attributes and before a URL's host; "peer=" is not read in
+	// "remote.peer=".
+	for _, c := range []struct{ body, want string }{
+		{"quote failed: GET https://rates.fxhub.example.com/latest: 503 peer=fx-rates-api:443", "fx-rates-api"},
+		{`charge failed status=503 remote.service="card-gateway"`, "card-gateway"},
+		{"charge failed remote.peer=10.0.0.1", ""},
+	} {
+		r := errorLog(c.body)
+		r.Attrs = nil
+		if got := hintFromAttrs(r); got != c.want {
+			t.Errorf("hintFromAttrs(%q) = %q, want %q", c.body, got, c.want)
 		}
 	}
 }

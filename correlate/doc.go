@@ -80,9 +80,12 @@
 // over generic words. A trigram bitmap of the text rejects most patterns
 // without scanning, so classification costs about a microsecond.
 //
-// Each failure also names the callee it points at, when it does: from
-// peer.service, server.address, net.peer.name, url.full or http.url, or
-// from its text (a URL's host, "calling X", "call to X", "No instances
+// Each failure also names the callee it points at, when it does: by the
+// name an attribute gives it, explicit names first (peer.service,
+// remote.service, peer, server.address, net.peer.name, db.name,
+// rpc.service, messaging.destination.name, without a port; callee_named),
+// the same keys written key=value in a plain line's text, then the host
+// of url.full or http.url, or from its text (a URL's host, "calling X", "call to X", "No instances
 // available for X", a breaker's or bulkhead's quoted name). The name is
 // matched to the trace's services by exact name, by letters and digits
 // ("paymentService" is payment-service), by the first DNS label, or as a
@@ -90,8 +93,10 @@
 // An error that names no service of the trace (an address, nothing) but
 // quotes another service's error message ("POST http://10.0.3.7/charge
 // returned 503: <payments' own message>") names that service
-// (quoted_error): the walk reaches its error even when that error alone
-// would not propagate.
+// (quoted_error), and one that reports what a service of the trace
+// answered ("orders returned 400") names it (callee_answered): the walk
+// reaches its error even when that error alone would not propagate, and
+// the suspect's reason says which rule named it.
 //
 // # Causal order
 //
@@ -270,12 +275,17 @@
 //	breaker_address              the suspect is an address: the one dependency the breaker's own lines name        none                                       TestRules/breaker_address
 //	breaker_alias                the suspect is the dependency: take the longer name its callers give it            none                                       TestRules/breaker_alias
 //	breaker_next_down            a breaker behind a breaker settles nothing: where the walks through it went on to  none                                       TestRules/breaker_next_down
+//	breaker_kind                 the suspect's kind is the breaker's: the kind of what tripped it (a timeout)        none                                       TestRules/breaker_kind
 //
 //	skewRules, per trace, after the clock-skew correction (traces without spans):
 //	skew_quoted                  an error quotes another service's error: that one came first                     answerSlack, MaxSkew                       testdata/skew_quoted.txtar
 //	skew_answered                a caller's error tells the status its callee answered: the callee's error first   answerSlack, MaxSkew                       testdata/skew_answered.txtar
 //
+//	where a record's callee is named (Options.naming):
+//	callee_named                 the name an attribute (or key=value) gives the callee, before a URL's host       namedAttrs                                 testdata/callee_named.txtar
+//
 //	classifyRules, per trace, after classification:
+//	callee_answered              a failure naming no callee reports "X returned 503": X, a service of the trace  none                                       testdata/callee_answered.txtar
 //	quoted_error                 an error naming no service of the trace quotes one's error: that is its callee   minQuote                                   testdata/quoted_error.txtar
 //
 // The per-trace rules read no store and run in AnalyzeRecords as well;

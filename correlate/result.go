@@ -75,7 +75,10 @@ type Failure struct {
 	// Target is the service (or external host) the failure points at:
 	// the failing call's callee. "" when it points nowhere.
 	Target string
-	// Via tells how Target was found: "span tree", "attribute" or "message".
+	// Via tells how Target was found: "span tree", "attribute" or
+	// "message", or "quoted error"; followed by the rule's name in
+	// brackets when a per-trace rule named it ("attribute
+	// [callee_named]").
 	Via string
 	// Role is "origin", "cascade" or "" (signals, and errors folded away).
 	Role string

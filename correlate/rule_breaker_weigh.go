@@ -25,6 +25,7 @@ const ruleBreakerWeigh = "breaker_weigh"
 
 func weighHits(ctx context.Context, st WindowStore, s *tripSearch) error {
 	s.trip = weigh(ctx, st, s, latestHits(s.hits))
+	s.trip.hits = s.hits
 	return s.trip.err
 }
 
@@ -135,7 +136,7 @@ func (v *tally) add(h traceHit, r *Result, lead *breakerLead) {
 	v.total++
 	v.walks = append(v.walks, walked{suspect: s, path: slices.DeleteFunc(r.path, func(p string) bool {
 		return sameService(p, lead.dep) || sameService(p, s) || sameService(p, h.from)
-	}), blind: namesNoCallee(r.Suspect.Kind) && !isFastFailure(r.Suspect.Kind), by: h.by})
+	}), blind: namesNoCallee(r.Suspect.Kind) && !isFastFailure(r.Suspect.Kind), by: h.by, kind: r.Suspect.Kind})
 }
 
 // trip is what the vote settled.
@@ -153,7 +154,7 @@ func (v *tally) trip(alias string) trip {
 	}
 	return trip{suspect: best, votes: score, via: score - v.votes[best], of: v.total, example: v.examples[best],
 		next: v.leads[best], deeper: deeper, deeperVotes: deeperVotes, caller: v.callers[best], alias: alias,
-		rules: append(v.lookbacks(best), v.by)}
+		rules: append(v.lookbacks(best), v.by), walks: v.walks}
 }
 
 // lookbacks names the lookbacks that found the walks reaching s, in the
@@ -172,12 +173,13 @@ func (v *tally) lookbacks(s string) []string {
 // services it went through on the way from the breaker's dependency;
 // blind when it ended on a symptom that names no callee and leaves no
 // breaker to follow (a timeout of something); by is the lookback that
-// found the trace.
+// found the trace; kind is the suspect's kind the walk ended in.
 type walked struct {
 	suspect string
 	path    []string
 	blind   bool
 	by      string
+	kind    schema.Kind
 }
 
 // namesNoCallee reports whether a suspect of kind k, settled on with no

@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -120,20 +119,4 @@ func nameQuotedCallee(t *Trace) {
 		}
 		fi.target, fi.via, fi.host = t.svcs[t.ents[q.quoted].svc].name, viaQuote, false
 	}
-}
-
-// quotedWhy is the reason clause for a walk that starts at a weak error
-// (see isWeak) because another service's error quotes it, "" otherwise:
-// without the quote the error would have been passed over as incidental.
-func quotedWhy(t *Trace, e int32) string {
-	if e < 0 || !isWeak(t.ents[e].class) {
-		return ""
-	}
-	name := t.svcs[t.ents[e].svc].name
-	for _, i := range t.events {
-		if tgt, via := t.hint(i); via == viaQuote && tgt == name && t.ents[i].svc != t.ents[e].svc {
-			return fmt.Sprintf("%s's error quotes the error of %s (%s)", t.svcs[t.ents[i].svc].name, name, via)
-		}
-	}
-	return ""
 }

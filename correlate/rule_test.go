@@ -54,7 +54,11 @@ func TestRules(t *testing.T) {
 		{ruleBreakerAddress, storeBreakerAddress, openTrace, "identity-provider", true},
 		{ruleBreakerAlias, storeAlias, openTrace, "session-service", true},
 		{ruleBreakerNextDown, func() *windowStore { return walksThroughAds(false) }, openTrace, "fraud", true},
+		{ruleBreakerKind, storeBreakerKind, openTrace, "ledger", true},
 	}
+	// The rules that decide the suspect's kind, not its service: the kind
+	// wanted with every rule.
+	kinds := map[string]schema.Kind{ruleBreakerKind: schema.KindDependencyTimeout}
 	var covered []string
 	for _, c := range cases {
 		covered = append(covered, c.rule)
@@ -66,6 +70,10 @@ func TestRules(t *testing.T) {
 			if res.Suspect == nil || res.Suspect.Service != c.want {
 				t.Fatalf("suspect = %+v, want %s", res.Suspect, c.want)
 			}
+			wantKind, byKind := kinds[c.rule]
+			if byKind && res.Suspect.Kind != wantKind {
+				t.Fatalf("suspect kind = %s, want %s (%s)", res.Suspect.Kind, wantKind, res.Suspect.Reason)
+			}
 			if c.tagged && !slices.Contains(reasonRules(res.Suspect.Reason), c.rule) {
 				t.Errorf("the reason does not name %s: %q", c.rule, res.Suspect.Reason)
 			}
@@ -73,8 +81,8 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if off.Suspect != nil && off.Suspect.Service == c.want {
-				t.Errorf("without %s the suspect is still %s: the scenario does not need the rule", c.rule, c.want)
+			if off.Suspect != nil && off.Suspect.Service == c.want && (!byKind || off.Suspect.Kind == wantKind) {
+				t.Errorf("without %s the suspect is still %s %s: the scenario does not need the rule", c.rule, c.want, off.Suspect.Kind)
 			}
 		})
 	}
@@ -260,5 +268,20 @@ func storeBreakerAddress() *windowStore {
 	st.recs = append(st.recs, inTrace(string(openTrace),
 		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
 		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	return st
+}
+
+// storeBreakerKind: gateway's breaker on ledger opened after mobile's
+// calls to ledger timed out, ledger logging nothing: what tripped it is
+// ledger's timeout, and that is the suspect's kind.
+func storeBreakerKind() *windowStore {
+	st := &windowStore{}
+	for k := range 3 {
+		r := logAt("", "mobile", 30_000+1000*k, schema.SeverityError,
+			`Get "http://ledger:8080/balance": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0x1500+k), r)...)
+	}
+	st.recs = append(st.recs, openBreaker(40_000, "failed to call ledger: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "ledger"})...)
 	return st
 }

@@ -131,6 +131,7 @@ func hopRules() []hopRule {
 		{ruleBreakerAddress, nameAddressByGuard},
 		{ruleBreakerAlias, renameByCallers},
 		{ruleBreakerNextDown, goOnNextDown},
+		{ruleBreakerKind, kindOfTrips},
 	}
 }
 
@@ -157,6 +158,7 @@ func skewRules() []traceRule {
 // in order.
 func classifyRules() []traceRule {
 	return []traceRule{
+		{ruleCalleeAnswered, nameAnsweredCallee},
 		{ruleQuotedError, nameQuotedCallee},
 	}
 }
@@ -170,9 +172,11 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 	}
 }
 
-// traceRuleNames lists the per-trace rules of every registry.
+// traceRuleNames lists the per-trace rules of every registry, and
+// callee_named, which is not applied after a step but read where a
+// record's callee is named (Options.naming).
 func traceRuleNames() []string {
-	var out []string
+	out := []string{ruleCalleeNamed}
 	for _, r := range slices.Concat(skewRules(), classifyRules()) {
 		out = append(out, r.name)
 	}

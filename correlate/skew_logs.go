@@ -54,7 +54,8 @@ func correctLogSkew(t *Trace) {
 // mayNameCallee is a cheap test before reading a line for a callee.
 func mayNameCallee(body string) bool {
 	return strings.Contains(body, "://") || strings.Contains(body, "alling ") ||
-		strings.Contains(body, "all to ") || strings.Contains(body, "equest to ")
+		strings.Contains(body, "all to ") || strings.Contains(body, "equest to ") ||
+		strings.Contains(body, "eturned ") || strings.Contains(body, "esponded ") || strings.Contains(body, "nswered ")
 }
 
 // calleeOfCall is the service of the trace a line names as its callee, -1
@@ -63,7 +64,11 @@ func calleeOfCall(t *Trace, i int32) int32 {
 	var buf [textCap]byte
 	var l lowered
 	l.init(buf[:], t.rec(i))
-	s := t.findService(resolveHint(t, hintFromText(&l)))
+	h := hintFromText(&l)
+	if h == "" && !t.opts.ruleOff(ruleCalleeAnswered) {
+		h = answeredBy(&l)
+	}
+	s := t.findService(resolveHint(t, h))
 	if s == t.ents[i].svc {
 		return -1
 	}

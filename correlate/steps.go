@@ -19,7 +19,7 @@ func classifyRecords(t *Trace) {
 		if !isErr && !maySignal(r) {
 			continue
 		}
-		k, hint := classifyWithHint(r, true)
+		k, hint := classifyNaming(r, true, t.opts.naming())
 		if k == "" {
 			continue
 		}
@@ -29,8 +29,9 @@ func classifyRecords(t *Trace) {
 			e.failure = failError
 		}
 		f := failInfo{target: resolveHint(t, hint)}
-		if h := hintFromAttrs(r); h != "" && h == hint {
+		if h := hintBy(r, t.opts.naming()); h != "" && h == hint {
 			f.via = viaAttribute
+			f.named = h != hintBy(r, byConvention)
 			f.host = strings.IndexByte(h, '.') > 0 && !isIPv4(h) && r.Attrs[schema.AttrPeerService] == ""
 		} else if hint != "" {
 			f.via = viaText

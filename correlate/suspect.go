@@ -72,7 +72,7 @@ func walkStart(t *Trace, why *[]string) int32 {
 			cur = firstNot(t, cur, contained)
 		}
 	}
-	if w := quotedWhy(t, cur); w != "" {
+	if w := namedByRuleWhy(t, cur); w != "" {
 		*why = append(*why, w)
 	}
 	if cur >= 0 && t.ents[cur].failure == failError {
@@ -487,4 +487,22 @@ func firstNot(t *Trace, def int32, skip func(*Trace, int32) bool) int32 {
 		}
 	}
 	return def
+}
+
+// namedByRuleWhy is the reason clause for a walk that starts at a weak
+// error (see isWeak) that another service's error names as its callee by
+// a per-trace rule (its via ends with the rule's tag: a quote of the
+// error, a report of the callee's answer); "" otherwise. Without that
+// rule the error would have been passed over as incidental.
+func namedByRuleWhy(t *Trace, e int32) string {
+	if e < 0 || !isWeak(t.ents[e].class) {
+		return ""
+	}
+	name := t.svcs[t.ents[e].svc].name
+	for _, i := range t.events {
+		if tgt, via := t.hint(i); tgt == name && strings.HasSuffix(via, "]") && t.ents[i].svc != t.ents[e].svc {
+			return fmt.Sprintf("%s's error names %s (%s)", t.svcs[t.ents[i].svc].name, name, via)
+		}
+	}
+	return ""
 }

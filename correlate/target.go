@@ -16,39 +16,6 @@ const (
 	viaText      = "message"
 )
 
-// calleeAttrs are the attributes that name a call's callee, explicit names
-// first; a log line's own (remote.service=card-gateway, peer=fx-rates-api)
-// as well as the semantic conventions'. A URL's host comes last.
-var calleeAttrs = [...]string{schema.AttrPeerService, "remote.service", "peer", "server.address", "net.peer.name",
-	"rpc.service", "db.name", "messaging.destination.name"}
-
-// hintFromAttrs names the callee a record's attributes point at (the
-// first of calleeAttrs a record has; for a span only the semantic
-// conventions' peer.service, server.address, net.peer.name, since its
-// span tree names the rest), or the host of url.full / http.url. "" when
-// none.
-func hintFromAttrs(r *schema.Record) string {
-	if len(r.Attrs) == 0 {
-		return ""
-	}
-	for _, k := range calleeAttrs {
-		if r.Type == schema.TypeSpan && k != schema.AttrPeerService && k != "server.address" && k != "net.peer.name" {
-			continue
-		}
-		if v := r.Attrs[k]; v != "" {
-			return strings.ToLower(v)
-		}
-	}
-	for _, k := range [...]string{"url.full", "http.url"} {
-		if v := r.Attrs[k]; v != "" {
-			if h := hostAfterScheme(strings.ToLower(v)); h != "" {
-				return h
-			}
-		}
-	}
-	return ""
-}
-
 // hintFromText names the callee a message points at: the host of a URL,
 // or the token after "calling", "call to", "No instances available for",
 // a breaker's or bulkhead's name, ... "" when none. The result is

@@ -65,6 +65,9 @@ type failInfo struct {
 	target string           // the service this failure names, "" none
 	via    string           // how target was found
 	sig    schema.Signature // cached by signature()
+	// named: ruleCalleeNamed gave target (an explicit name the semantic
+	// conventions' attributes and a URL's host do not give).
+	named bool
 	// host: target is the name of an attribute's host
 	// ("api.geo-vendor.example.com" is geo-vendor), not a peer.service.
 	host bool
@@ -108,6 +111,9 @@ type svcState struct {
 // hint is the callee a failure entry names and how it was found.
 func (t *Trace) hint(e int32) (string, string) {
 	if f := t.ents[e].fail; f >= 0 {
+		if t.fails[f].named {
+			return t.fails[f].target, t.fails[f].via + ruleTag(ruleCalleeNamed)
+		}
 		return t.fails[f].target, t.fails[f].via
 	}
 	return "", ""
