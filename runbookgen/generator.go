@@ -70,7 +70,7 @@ func New(cfg Config, logger *slog.Logger) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{log: logger, base: base, store: storeFlag(cfg.Store), override: map[overrideKey]*override{}}
+	g := &Generator{log: logger, base: base, store: StoreFlag(cfg.Store), override: map[overrideKey]*override{}}
 	if g.builtin, err = parseBuiltins(); err != nil {
 		return nil, err
 	}
@@ -82,9 +82,11 @@ func New(cfg Config, logger *slog.Logger) (*Generator, error) {
 	return g, nil
 }
 
-// storeFlag is the --store argument of the runbooks' commands for the
-// store raw names: see Config.Store.
-func storeFlag(raw string) string {
+// StoreFlag is the " --store ARG" an analyze command needs to read the
+// store raw names, as a command line to copy gives it ("" for ""): a path
+// made absolute and quoted for the shell when it must be; a URL with a
+// password "$FAULTLINE_STORE", never the password itself.
+func StoreFlag(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return ""
@@ -113,6 +115,10 @@ func checkBase(raw string) (string, error) {
 	}
 	return strings.TrimRight(raw, "/"), nil
 }
+
+// StoreFlag is the " --store ARG" of the runbooks' analyze commands ("" when
+// Config.Store was empty).
+func (g *Generator) StoreFlag() string { return g.store }
 
 // Problems lists what is wrong with the team templates found by New:
 // parse errors (with file and line), unknown kinds, unreadable files.

@@ -87,11 +87,11 @@ func TestRunbookStoreFlag(t *testing.T) {
 		"clickhouse://ch:9000/logs?password=s3cr": ` --store "$FAULTLINE_STORE"`,
 		"/srv/my store.db":                        " --store '/srv/my store.db'",
 	} {
-		if got := storeFlag(raw); got != want {
-			t.Errorf("storeFlag(%q) = %q, want %q", raw, got, want)
+		if got := StoreFlag(raw); got != want {
+			t.Errorf("StoreFlag(%q) = %q, want %q", raw, got, want)
 		}
 	}
-	if got := storeFlag("rel.db"); !strings.HasPrefix(got, " --store /") || !strings.HasSuffix(got, "/rel.db") {
+	if got := StoreFlag("rel.db"); !strings.HasPrefix(got, " --store /") || !strings.HasSuffix(got, "/rel.db") {
 		t.Errorf("a relative path gives %q, want it absolute", got)
 	}
 }

@@ -69,6 +69,9 @@ func (s *server) tracePage(c *gin.Context) {
 	}
 	v := newTraceView(res, s.cfg.PublicURL, rows)
 	v.setRunbook(s.suspectRunbook(c, res))
+	if sn, ok := s.backend.(StoreNamer); ok {
+		v.CLI = "analyze trace" + sn.StoreFlag() + " " + v.ID
+	}
 	s.render(c, http.StatusOK, "trace", "Trace "+res.TraceID.Short(), v)
 }
 

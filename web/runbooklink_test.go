@@ -99,3 +99,17 @@ func TestSilentOriginLinksItsCalls(t *testing.T) {
 		t.Errorf("the silent origin's row does not link its callers' calls")
 	}
 }
+
+// namedStore is the fixture backend naming its store.
+type namedStore struct{ *fakeBackend }
+
+func (namedStore) StoreFlag() string { return " --store /srv/faultline.db" }
+
+// TestTraceCLINamesTheStore: the trace page's command to copy names the
+// server's store, so that it runs as shown.
+func TestTraceCLINamesTheStore(t *testing.T) {
+	page := get(newTestHandler(t, Config{}, namedStore{newFixtureBackend()}), "/trace/"+string(fixtureTrace)).Body.String()
+	if !strings.Contains(page, "<code class=\"q\">analyze trace --store /srv/faultline.db "+string(fixtureTrace)+"</code>") {
+		t.Errorf("the trace page's CLI command does not name the store")
+	}
+}

@@ -21,6 +21,13 @@ type TraceLister interface {
 	Traces(ctx context.Context, q analysis.TracesQuery) (*analysis.TraceList, error)
 }
 
+// StoreNamer is a Backend that names its store as a command line gives it
+// (" --store ARG", runbookgen.StoreFlag), for the commands the pages show
+// to copy to run as shown.
+type StoreNamer interface {
+	StoreFlag() string
+}
+
 // Chart geometry, in SVG user units: one unit per bucket across,
 // chartPlot units up.
 const chartPlot = 20

@@ -38,6 +38,7 @@ type webBackend struct {
 var (
 	_ web.Backend     = (*webBackend)(nil)
 	_ web.TraceLister = (*webBackend)(nil)
+	_ web.StoreNamer  = (*webBackend)(nil)
 )
 
 func newWebBackend(eng *analysis.Engine) *webBackend { return &webBackend{eng: eng} }
@@ -63,6 +64,10 @@ func (b *webBackend) Trace(ctx context.Context, id schema.TraceID) (*correlate.R
 	res, err := b.eng.Trace(ctx, id)
 	return res, b.note(err)
 }
+
+// StoreFlag is the " --store ARG" of the commands the pages show to copy
+// (web.StoreNamer), so that they read this server's store.
+func (b *webBackend) StoreFlag() string { return b.eng.Runbooks.StoreFlag() }
 
 // Traces lists a window's traces and charts its services (/traces).
 func (b *webBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*analysis.TraceList, error) {

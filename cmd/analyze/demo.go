@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/faultline/faultline/evaluate"
 	"github.com/faultline/faultline/internal/cli"
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store"
@@ -112,7 +112,7 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	st := storeArg(f.url)
 	win := "--from " + c.Truth.Window.From.Format(time.RFC3339) + " --to " + c.Truth.Window.To.Format(time.RFC3339)
 	fmt.Fprintf(e.Stdout, "$ analyze incident --store %s %s\n\n", st, win)
-	if err := writeIncident(e.Stdout, rep); err != nil {
+	if err := writeIncident(e.Stdout, rep, " --store "+st); err != nil {
 		return err
 	}
 	next := demoNext{store: st, window: win, from: c.Truth.Window.From, to: c.Truth.Window.To}
@@ -186,17 +186,11 @@ func (n demoNext) write(w io.Writer) {
 	}
 }
 
-// storeArg is a store path as a command line gives it, from any folder:
-// absolute, quoted for the shell when it must be, control characters
-// shown as escapes.
+// storeArg is a store path as a command line gives it, from any folder
+// (runbookgen.StoreFlag: absolute, quoted for the shell when it must be),
+// control characters shown as escapes.
 func storeArg(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
-		return cli.TerminalSafe(path)
-	}
-	return cli.TerminalSafe("'" + strings.ReplaceAll(path, "'", `'\''`) + "'")
+	return cli.TerminalSafe(strings.TrimPrefix(runbookgen.StoreFlag(path), " --store "))
 }
 
 // The document that marks a store as the demo's, so that a second run may

@@ -29,6 +29,13 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 	if !ok {
 		t.Fatalf("the demo does not end with what to run next:\n%s", out)
 	}
+	// Every command the demo prints names its store, the incident's
+	// "traces:" and "runbook" hints too.
+	for _, m := range regexp.MustCompile(`analyze (trace|runbook|incident|serve)\b[^\n]*`).FindAllString(out, -1) {
+		if !strings.Contains(m, " --store "+db) {
+			t.Errorf("%q does not name the demo's store", m)
+		}
+	}
 	t.Chdir(t.TempDir()) // as printed, from anywhere
 	var cmds [][]string
 	var links []string

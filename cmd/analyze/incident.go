@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 )
 
 type incidentFlags struct {
@@ -64,7 +65,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	if f.json {
 		err = writeJSON(e.Stdout, rep)
 	} else {
-		err = writeIncident(e.Stdout, rep)
+		err = writeIncident(e.Stdout, rep, runbookgen.StoreFlag(f.url))
 	}
 	if err != nil {
 		return fail(e, "incident", err)
@@ -72,8 +73,10 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// writeIncident prints the ranked candidates for a terminal.
-func writeIncident(w io.Writer, rep *rootcause.Report) error {
+// writeIncident prints the ranked candidates for a terminal; store is the
+// " --store ARG" of the commands it suggests (runbookgen.StoreFlag), so
+// that they run as printed.
+func writeIncident(w io.Writer, rep *rootcause.Report, store string) error {
 	var b strings.Builder
 	to := rep.Window.To.UTC().Format("15:04:05")
 	if rep.Window.To.UTC().YearDay() != rep.Window.From.UTC().YearDay() || rep.Window.To.Sub(rep.Window.From) >= 24*time.Hour {
@@ -111,10 +114,10 @@ func writeIncident(w io.Writer, rep *rootcause.Report) error {
 			fmt.Fprintf(&b, "    - %s\n", ev)
 		}
 		if len(c.ExampleTraces) > 0 {
-			fmt.Fprintf(&b, "    traces: analyze trace %s\n", c.ExampleTraces[0])
+			fmt.Fprintf(&b, "    traces: analyze trace%s %s\n", store, c.ExampleTraces[0])
 		}
 		if c.Runbook != nil {
-			fmt.Fprintf(&b, "    runbook %s (%s, MTTR %s): analyze runbook %s\n", c.Runbook.ID, c.Runbook.Severity, c.Runbook.MTTRTarget, c.Runbook.ID)
+			fmt.Fprintf(&b, "    runbook %s (%s, MTTR %s): analyze runbook%s %s\n", c.Runbook.ID, c.Runbook.Severity, c.Runbook.MTTRTarget, store, c.Runbook.ID)
 		}
 	}
 	return terminalText(w, b.String())
