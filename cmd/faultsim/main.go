@@ -2,7 +2,7 @@
 // truth.json, for `analyze eval` and for tests:
 //
 //	faultsim -out DIR [-cases N] [-seed S] [-fault KIND|TYPE]
-//	         [-topology shop|jobqueue|edge|routing|jobclaim|triage|payment|all]
+//	         [-topology shop|jobqueue|edge|routing|jobclaim|triage|payment|LIST|all]
 //	         [-tps R] [-services N] [-window D] [-baseline D]
 //
 // Case i gets seed S+i and, without -fault, its topology's faults in turn
@@ -12,7 +12,8 @@
 // (routing, jobclaim, triage, payment) the faults its seed document tells
 // of. -fault takes a kind (its first variant) or a fault type, a seed
 // system's only in that system. -topology all gives case i the topologies
-// in turn (sim.AllTopologies: shop, jobqueue, edge, then the seed systems).
+// in turn (sim.AllTopologies: shop, jobqueue, edge, then the seed systems);
+// a list separated by commas (shop,jobqueue,edge) gives those in turn.
 package main
 
 import (

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/sim"
@@ -37,7 +38,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.cases, "cases", 8, "number of cases")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the first case; case i uses seed+i")
 	fs.StringVar(&o.fault, "fault", "", fmt.Sprintf("fault of every case: a kind, one of %v, or a fault type, one of %v (default: the topology's faults in turn)", sim.FaultKinds(), faultTypes()))
-	fs.StringVar(&o.topology, "topology", "shop", fmt.Sprintf("system shape, one of %v, a seed system, one of %v, or all to take each in turn", sim.Topologies(), sim.SeedTopologies()))
+	fs.StringVar(&o.topology, "topology", "shop", fmt.Sprintf("system shape, one of %v, a seed system, one of %v, several separated by commas to take each in turn, or all for every one", sim.Topologies(), sim.SeedTopologies()))
 	fs.Float64Var(&o.tps, "tps", 0, "requests per second at the entry points (default 4)")
 	fs.IntVar(&o.services, "services", 0, "business services per system, 3 to 40 (default: 7 to 13 from the seed)")
 	fs.DurationVar(&o.window, "window", 0, "incident window (default 10m)")
@@ -55,8 +56,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-out DIR is required: the directory to write the case folders into")
 	case o.cases < 1:
 		return o, errors.New("-cases must be at least 1")
-	case o.topology != "all" && !slices.Contains(sim.AllTopologies(), o.topology):
-		return o, fmt.Errorf("-topology %q is not one of %v or all", o.topology, sim.AllTopologies())
+	}
+	for _, t := range o.topologies() {
+		if !slices.Contains(sim.AllTopologies(), t) {
+			return o, fmt.Errorf("-topology %q is not one of %v or all", t, sim.AllTopologies())
+		}
 	}
 	if _, ok := sim.FaultNamed(o.fault); o.fault != "" && !ok {
 		return o, fmt.Errorf("-fault %q is not a kind (%v) nor a fault type (%v)", o.fault, sim.FaultKinds(), faultTypes())
@@ -76,17 +80,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "faultsim: %v\n", err)
 		return exitUsage
 	}
-	topologies := sim.AllTopologies()
+	topologies := o.topologies()
 	for i := 0; i < o.cases; i++ {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "faultsim: interrupted.")
 			return exitFail
 		}
-		cfg := sim.Config{Seed: o.seed + int64(i), Topology: o.topology,
+		cfg := sim.Config{Seed: o.seed + int64(i), Topology: topologies[i%len(topologies)],
 			TracesPerSecond: o.tps, Window: o.window, Baseline: o.baseline, Services: o.services}
-		if o.topology == "all" {
-			cfg.Topology = topologies[i%len(topologies)]
-		}
 		f, _ := sim.FaultNamed(o.fault)
 		if o.fault == "" {
 			faults := sim.TopologyFaults(cfg.Topology)
@@ -98,6 +99,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// topologies are the topologies the cases take in turn.
+func (o options) topologies() []string {
+	if o.topology == "all" {
+		return sim.AllTopologies()
+	}
+	return strings.Split(o.topology, ",")
 }
 
 func writeCase(cfg sim.Config, out string, stdout, stderr io.Writer) int {

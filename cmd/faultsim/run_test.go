@@ -84,6 +84,7 @@ func TestRunBadUsage(t *testing.T) {
 		{"-out", t.TempDir(), "-cases", "0"},
 		{"-out", t.TempDir(), "-fault", "volcano"},
 		{"-out", t.TempDir(), "-topology", "mesh"},
+		{"-out", t.TempDir(), "-topology", "shop,mesh"},
 		{"-out", t.TempDir(), "extra"},
 		{"-nope"},
 	}
@@ -131,6 +132,15 @@ func TestRunSeedSystems(t *testing.T) {
 		}
 		if err := json.Unmarshal(b, &truth); err != nil || truth.Topology != sim.SeedTopologies()[i] {
 			t.Errorf("%s: topology %q (%v)", want, truth.Topology, err)
+		}
+	}
+	args = []string{"-out", out, "-cases", "2", "-seed", "90610", "-topology", "payment,jobclaim", "-tps", "0.5", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("a list of topologies: exit %d, stderr %q", code, stderr.String())
+	}
+	for _, want := range []string{"sim-payment-gateway-timeout-90610", "sim-jobclaim-holder-stage-regression-90611"} {
+		if _, err := os.Stat(filepath.Join(out, want, "truth.json")); err != nil {
+			t.Errorf("a list of topologies: %v", err)
 		}
 	}
 	stderr.Reset()
