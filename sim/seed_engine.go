@@ -196,14 +196,31 @@ func (s *sim) refuseLabel(tc *traceCtx, e *edge, t time.Time, parent schema.Span
 	s.chatter(sc, o, cur, 0)
 	cur = cur.Add(s.r.latency(o.self) / 3)
 	body, status := unknownLabelMsg(n, label, s.r.between(10000, 99999)), 422
-	if refund {
+	kv := []string{schema.AttrHTTPStatus, ""}
+	switch {
+	case refund && n.flavor%2 == 1 && len(o.calls) > 0: // the tool asks the PSP, which refuses a refund it cannot match
+		cur, body = s.pspRefuses(sc, o.calls[0], cur)
+		status, kv = 502, append(kv, peerKV(o.calls[0])...)
+	case refund:
 		body, status = unapprovedRefundMsg(n, s.r.between(10000, 99999), s.r.between(5, 900)), pickBy(n, 25, []int{403, 409, 403})
 	}
-	s.log(sc, line{at: cur, sev: schema.SeverityError, logger: logger(n, "web"), body: body, fault: true,
-		kv: []string{schema.AttrHTTPStatus, itoa(status)}})
+	kv[1] = itoa(status)
+	s.log(sc, line{at: cur, sev: schema.SeverityError, logger: logger(n, "web"), body: body, fault: true, kv: kv})
 	out = outcome{end: cur.Add(300 * time.Microsecond), status: status, fail: failStatus, fault: true, reason: body}
 	s.finish(sc, o, t, parent, out)
 	return out
+}
+
+// pspRefuses is the payment tool's call to the PSP for a refund no person
+// approved: the PSP answers 422 (no capture to refund against the order the
+// workflow guessed) and the tool's error quotes it.
+func (s *sim) pspRefuses(sc scope, e *edge, t time.Time) (time.Time, string) {
+	cs := s.spanID()
+	reason := pick(s.r, []string{"charge_already_refunded", "no captured payment for this order", "amount exceeds the captured amount"})
+	out := outcome{end: t.Add(s.r.latency(90 * time.Millisecond)), status: 422, fail: failStatus, fault: true}
+	out.err = quotedErrorMsg(sc.n, e, 422, reason)
+	s.clientSpan(sc, e, cs, t, out)
+	return out.end, "refund failed: " + out.err
 }
 
 // delivery is a message's delivery to its queue's consumer.
