@@ -17,8 +17,9 @@ import (
 // Limits of a trace list.
 const (
 	// MaxTraceRecords caps the records read for the window, and again for
-	// its baseline: the newest are kept, where an incident is.
-	MaxTraceRecords = 500_000
+	// its baseline: the newest are kept, where an incident is. Only the
+	// attributes the analysis reads are asked for (rootcause.AttrKeys).
+	MaxTraceRecords = 200_000
 	// DefaultTraceRows and MaxTraceRows cap the rows of a list.
 	DefaultTraceRows = 100
 	MaxTraceRows     = 1000
@@ -171,7 +172,7 @@ func (e *Engine) Traces(ctx context.Context, q TracesQuery) (*TraceList, error) 
 // readWindow reads the newest MaxTraceRecords records of [from, to).
 func (e *Engine) readWindow(ctx context.Context, from, to time.Time) ([]schema.Record, bool, error) {
 	var recs []schema.Record
-	q := schema.WindowQuery{From: from, To: to, Limit: MaxTraceRecords, Newest: true}
+	q := schema.WindowQuery{From: from, To: to, Limit: MaxTraceRecords, Newest: true, Attrs: rootcause.AttrKeys}
 	for r, err := range e.Store.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, false, err
