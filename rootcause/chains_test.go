@@ -119,7 +119,7 @@ func TestPointerChains(t *testing.T) {
 		if steady == nil {
 			steady = never
 		}
-		got := pointerChains(c.votes, steady)[c.from]
+		got := pointerChains(c.votes, steady, nil).ends[c.from]
 		if got != c.to {
 			t.Errorf("%s: chain from %s ends at %q, want %q", c.name, c.from, got, c.to)
 		}

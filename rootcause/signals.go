@@ -132,6 +132,7 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 		reason += fmt.Sprintf("; its failed calls to %s came while it was itself short of memory or pausing for GC",
 			joinCut(sortedKeys(sv.paused), 3))
 	}
+	reason += sv.tripReason()
 	s.explain("trace_origin", sv.suspect)
 	s.add("trace_origin", wTraceOrigin*share, reason)
 }
@@ -365,5 +366,5 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "deploy_effect", "downstream", "end_state", "crashed")
+	return append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleBreakerTrips)
 }

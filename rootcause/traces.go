@@ -2,6 +2,7 @@ package rootcause
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -56,6 +57,10 @@ type serviceVotes struct {
 	// callerTimes is, per service in originCallers, when those traces
 	// failed.
 	callerTimes map[string][]time.Time
+	// trips counts, per service that refused work naming no dependency,
+	// the failing traces that reached it through those refusals
+	// (breaker_trips).
+	trips map[string]int
 	// owns are its own failing traces (ownOrigins): when, and which
 	// services served them on a new version.
 	owns []ownFailure
@@ -140,6 +145,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		tv.failed++
 		v := newVote(res, entryOf(recs), 0)
 		v.servedAny, v.servedNew = served.svcs, served.newer()
+		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
 		w.countAfterCalls(res)
@@ -167,7 +173,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
 	}
-	chains := pointerChains(votes, func(svc string) bool { return seenSteady(w, b, svc) })
+	chains := pointerChains(votes, func(svc string) bool { return seenSteady(w, b, svc) }, opt.Off)
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
@@ -195,6 +201,8 @@ type vote struct {
 	paused string
 	// caller is the service that called the origin's operation.
 	caller string
+	// through are the services that took part in the trace.
+	through []string
 	// servedAny are the rollouts' services that served the trace;
 	// servedNew those that served it on their new version.
 	servedAny, servedNew []string
@@ -244,7 +252,7 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 // its chain ends. Failures
 // count by their votes' novelty weight: errors a service logs as often as
 // in the baseline say nothing about where today's failures lead.
-func pointerChains(votes []vote, steady func(string) bool) map[string]string {
+func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) chains {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
 	news := map[string]float64{}           // origin service -> its votes' novelty
@@ -281,6 +289,32 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 			rawPassing[[2]string{h.from, h.to}]++
 		}
 	}
+	// Where the failures of a service that refuses work (its breaker or
+	// bulkhead open) lead, when it names no dependency, shows in the
+	// failing traces it served without failing: the work that tripped
+	// the breaker failed there, further down (a queue's breaker keyed by
+	// a namespace opens on the jobs its holders failed).
+	refusing, tripped := map[string]bool{}, map[string]bool{}
+	served := map[string]map[string]float64{} // service -> weighted targets of the failing traces it served
+	rawServed := map[[2]string]int{}
+	for _, v := range votes {
+		if v.kind == schema.KindCircuitOpen || v.kind == schema.KindBulkheadFull {
+			refusing[v.target] = true
+			continue
+		}
+		for _, s := range v.through {
+			if s == v.target || s == v.origin.Service {
+				continue
+			}
+			m := served[s]
+			if m == nil {
+				m = map[string]float64{}
+				served[s] = m
+			}
+			m[v.target] += v.news // today's failures: usual noise tripped nothing new
+			rawServed[[2]string{s, v.target}]++
+		}
+	}
 	// lead is where most of t's weighted failures m point, other than t
 	// itself, when more than one trace says so (one stray trace does not
 	// redirect hundreds) and that service was not seen serving as usual.
@@ -308,12 +342,18 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 			// Too few traces begin with its failures to say where they
 			// lead, or too few that the baseline's rate does not explain
 			// (its usual noise says nothing of today): those passing
-			// through it say it.
+			// through it say it, else, when it refuses work, those it
+			// served (breaker_trips).
+			if passBest == "" && refusing[t] && !off[ruleBreakerTrips] {
+				if passBest, _ = lead(t, served[t], rawServed); passBest != "" {
+					tripped[t] = true
+				}
+			}
 			return passBest
 		}
 		return ""
 	}
-	ends := map[string]string{}
+	ch := chains{ends: map[string]string{}, trips: map[string]string{}}
 	for t := range involved {
 		seen := map[string]bool{t: true}
 		cur := t
@@ -322,23 +362,41 @@ func pointerChains(votes []vote, steady func(string) bool) map[string]string {
 			if n == "" || seen[n] {
 				break
 			}
+			if tripped[cur] && ch.trips[t] == "" {
+				ch.trips[t] = cur
+			}
 			seen[n] = true
 			cur = n
 		}
 		if cur != t {
-			ends[t] = cur
+			ch.ends[t] = cur
+		} else {
+			delete(ch.trips, t)
 		}
 	}
-	return ends
+	return ch
 }
 
-func (tv *traceVotes) tally(v *vote, chains map[string]string) {
+// chains are where pointer chains end: per target, the service its
+// chain ends at, and the refusing service whose served traces a chain
+// followed (breaker_trips), if any.
+type chains struct {
+	ends, trips map[string]string
+}
+
+func (tv *traceVotes) tally(v *vote, ch chains) {
 	o := &v.origin
 	target := v.target
-	if end, ok := chains[target]; ok {
+	if end, ok := ch.ends[target]; ok {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
+	if by := ch.trips[v.target]; by != "" && v.via != "" {
+		if sv.trips == nil {
+			sv.trips = map[string]int{}
+		}
+		sv.trips[by]++
+	}
 	tv.news += v.news
 	sv.suspectRaw++
 	sv.suspect += v.news
@@ -405,6 +463,33 @@ func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 		sv.sigs[sig] = v
 	}
 	v.n++
+}
+
+// ruleBreakerTrips follows a service that refuses work and names no
+// dependency (an open breaker keyed by a namespace, a region, a tenant)
+// to where the failing traces it served lead: the work that tripped it.
+const ruleBreakerTrips = "breaker_trips"
+
+// tripReason is what trace_origin says of the failing traces that
+// reached the service through refusals that name no dependency.
+func (sv *serviceVotes) tripReason() string {
+	out := ""
+	for _, by := range sortedKeys(sv.trips) {
+		out += fmt.Sprintf("; %d of them were refused by %s, which named no dependency: the failing traces it served lead here [%s]",
+			sv.trips[by], by, ruleBreakerTrips)
+	}
+	return out
+}
+
+// servicesOf lists the services of a trace's records, each once.
+func servicesOf(recs []schema.Record) []string {
+	var out []string
+	for i := range recs {
+		if s := recs[i].Service; s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // entryOf names the trace's entry point: the root span's service and
