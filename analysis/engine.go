@@ -68,6 +68,13 @@ func (e *Engine) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Re
 		}
 		e.Log.Warn("runbooks not saved: the store is read-only", "error", err)
 	}
+	// SaveAll may keep a candidate's version of minutes ago in place of
+	// this one (a refreshing page's): link what was kept.
+	for i, rb := range rbs {
+		if i < len(rep.Candidates) && rep.Candidates[i].ID == rb.CandidateID {
+			rep.Candidates[i].Runbook = rb.Ref()
+		}
+	}
 	return rep, nil
 }
 

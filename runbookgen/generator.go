@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
@@ -145,7 +146,7 @@ func (g *Generator) ForCandidate(rep *rootcause.Report, c *rootcause.Candidate) 
 	d.URL = g.runbookURL(d.ID)
 	rb := g.render(d, c.Service)
 	rb.CandidateID = c.ID
-	rb.From, rb.To = rep.Window.From, rep.Window.To
+	rb.From, rb.To, rb.Written = rep.Window.From, rep.Window.To, time.Now().UTC()
 	_, rb.SeverityReason = severity(rep, c, func(t Text) string { return `"` + t.raw() + `"` })
 	return rb
 }

@@ -53,13 +53,24 @@ func Save(ctx context.Context, ds DocStore, rb *Runbook) error {
 	return nil
 }
 
-// SaveAll saves every runbook, stopping at the first error. The first
-// runbook of each service (the best-ranked candidate, in Attach's order)
-// is also kept under ServiceKey, for ForSuspect.
+// versionEvery is how long the latest version of a candidate's runbook
+// stands for later analyses of an overlapping window that give it the same
+// severity: a page that refreshes itself every few seconds over "the last
+// 30 minutes" would otherwise write a new version each time.
+const versionEvery = 5 * time.Minute
+
+// SaveAll saves every runbook, stopping at the first error. A runbook
+// whose candidate's latest version was written less than versionEvery
+// before it, for an overlapping window, with the same severity, is not
+// saved: *rb becomes that version, and the caller links it (Ref) in its
+// place. The first runbook of each service (the best-ranked candidate, in
+// Attach's order) is also kept under ServiceKey, for ForSuspect.
 func SaveAll(ctx context.Context, ds DocStore, rbs []*Runbook) error {
 	seen := map[string]bool{}
 	for _, rb := range rbs {
-		if err := Save(ctx, ds, rb); err != nil {
+		if prev := standing(ctx, ds, rb); prev != nil {
+			*rb = *prev
+		} else if err := Save(ctx, ds, rb); err != nil {
 			return err
 		}
 		if rb.Generic || rb.Service == "" || seen[rb.Service] {
@@ -75,6 +86,25 @@ func SaveAll(ctx context.Context, ds DocStore, rbs []*Runbook) error {
 		}
 	}
 	return nil
+}
+
+// standing is the saved latest version of rb's candidate when it still
+// stands for rb (see SaveAll), else nil.
+func standing(ctx context.Context, ds DocStore, rb *Runbook) *Runbook {
+	if rb == nil || rb.CandidateID == "" || rb.Written.IsZero() || !ValidID(rb.CandidateID) {
+		return nil
+	}
+	prev, err := Load(ctx, ds, rb.CandidateID)
+	if err != nil || prev.ID == rb.ID || prev.Written.IsZero() || prev.Service != rb.Service || prev.Kind != rb.Kind ||
+		prev.Severity != rb.Severity || prev.MTTRTarget != rb.MTTRTarget {
+		return nil
+	}
+	age := rb.Written.Sub(prev.Written)
+	overlap := prev.From.Before(rb.To) && rb.From.Before(prev.To)
+	if age < 0 || age >= versionEvery || !overlap || rb.To.Before(prev.To) {
+		return nil
+	}
+	return prev
 }
 
 // suspectSlack is how long after an incident window a trace may start and

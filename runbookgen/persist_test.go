@@ -234,3 +234,38 @@ func TestForSuspect(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshKeepsTheVersion: an analysis of an overlapping window minutes
+// later (a page refreshing itself) that gives the candidate the same
+// severity keeps the version saved before, not one more; another severity,
+// or the same after versionEvery, writes a new version.
+func TestRefreshKeepsTheVersion(t *testing.T) {
+	ctx := context.Background()
+	g := newGen(t, Config{})
+	ds := &memDocs{docs: map[string][]byte{}}
+	save := func(shift time.Duration, traces int, written time.Duration) *Runbook {
+		t.Helper()
+		rep := fixedReport(schema.KindDBPoolExhaustion)
+		rep.Window.From, rep.Window.To = rep.Window.From.Add(shift), rep.Window.To.Add(shift)
+		rep.Candidates[0].Traces = traces
+		rbs := g.Attach(rep)
+		rbs[0].Written = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC).Add(written)
+		if err := SaveAll(ctx, ds, rbs); err != nil {
+			t.Fatal(err)
+		}
+		return rbs[0]
+	}
+	first := save(0, 1, 0) // one failing trace of 1200: P2
+	if again := save(15*time.Second, 2, 15*time.Second); again.ID != first.ID || again.Markdown != first.Markdown {
+		t.Errorf("a refresh 15 s later wrote version %s, want %s kept", again.ID, first.ID)
+	}
+	if worse := save(30*time.Second, 1100, 30*time.Second); worse.ID == first.ID || worse.Severity == first.Severity {
+		t.Errorf("a refresh that changed the severity (%s) kept version %s", worse.Severity, worse.ID)
+	}
+	if later := save(6*time.Minute, 1100, 7*time.Minute); later.ID == first.ID {
+		t.Errorf("an analysis 7 minutes later kept version %s", later.ID)
+	}
+	if got, err := Load(ctx, ds, first.ID); err != nil || got.Markdown != first.Markdown {
+		t.Errorf("the first version changed: %v", err)
+	}
+}

@@ -41,8 +41,11 @@ type Runbook struct {
 	CandidateID string `json:"candidate_id,omitempty"`
 	// From and To are the incident window the runbook was written for
 	// (zero for a generic runbook).
-	From    time.Time `json:"from,omitzero"`
-	To      time.Time `json:"to,omitzero"`
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
+	// Written is when the runbook was written (not part of its text, nor
+	// of its id).
+	Written time.Time `json:"written,omitzero"`
 	Generic bool      `json:"generic,omitempty"`
 	Source  string    `json:"source,omitempty"`
 	Notes   []string  `json:"notes,omitempty"`
