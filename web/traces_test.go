@@ -38,11 +38,10 @@ func (f *fakeBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*anal
 		}
 	}
 	l.Services = []analysis.ServiceStats{{Service: "payments", Requests: reqs, Errors: errs, P95Ms: p95,
-		Band: &analysis.Band{ReqLo: 30, ReqHi: 50, ErrHi: 0.02, P95Lo: 80, P95Hi: 160, HasP95: true, Buckets: 30},
+		Band:  &analysis.Band{ReqLo: 30, ReqHi: 50, ErrHi: 0.02, P95Lo: 80, P95Hi: 160, HasP95: true, Buckets: 30},
 		Onset: q.From.Add(38 * time.Minute), Deploys: []analysis.Deploy{{Version: "2.4.1", At: q.From.Add(37 * time.Minute)}}}}
 	return l, nil
 }
-
 
 // TestTracesPage: /traces lists the traces with their links and origin,
 // charts each service with its band, onset and deploy, and refuses a bad
