@@ -320,6 +320,14 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 			kind = end
 		}
 	}
+	if w := in.win.services[s.service]; s.kind == "" && w != nil {
+		// The kind rules of kind_*.go, each of which writes why it decides.
+		for _, r := range kindRules() {
+			if k, because := r.apply(kind, w, in.base.services[s.service]); !in.off[r.name] && k != kind {
+				kind, why = k, because
+			}
+		}
+	}
 	if (kind == "" || kind == schema.KindLatency) && s.timingKind != "" && s.timingKind != schema.KindLatency {
 		// The mechanism span timing shows; a line saying it is slow
 		// names none.

@@ -366,5 +366,9 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	return append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleBreakerTrips)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleBreakerTrips)
+	for _, r := range kindRules() {
+		out = append(out, r.name)
+	}
+	return out
 }
