@@ -39,10 +39,12 @@ type quoting struct{ quoter, quoted int32 }
 // use (see Trace.quoted); the skew rules read it before classification,
 // so it relies on severity, not on classes.
 func quotes(t *Trace) []quoting {
-	if t.quoted != nil {
-		return *t.quoted
+	if t.quotedDone {
+		return t.quoted
 	}
-	var errs []int32
+	t.quotedDone = true
+	var small [8]int32
+	errs := small[:0]
 	for i := range t.ents {
 		if r := t.rec(int32(i)); r.IsError() && len(messageOf(r)) >= minQuote {
 			errs = append(errs, int32(i))
@@ -67,7 +69,7 @@ func quotes(t *Trace) []quoting {
 			out = append(out, quoting{quoter: e, quoted: best})
 		}
 	}
-	t.quoted = &out
+	t.quoted = out
 	return out
 }
 

@@ -41,7 +41,8 @@ type Trace struct {
 	// peers caches peerAtAddress by address.
 	peers map[string]string
 	// quoted caches quotes: the error lines quoting other services' errors.
-	quoted *[]quoting
+	quoted     []quoting
+	quotedDone bool
 }
 
 // spanService is a span-tree node and a service in it.
