@@ -308,7 +308,13 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			// Only a baseline before the window has an older half.
 			p.split = p.from.Add(p.to.Sub(p.from) / 2)
 		}
-		base.each(func(recs []schema.Record) { p.addSelfTimes(recs, nil); p.addBehaviour(recs) })
+		base.each(func(recs []schema.Record) {
+			p.addSelfTimes(recs, nil)
+			p.addBehaviour(recs)
+			if !base.after {
+				p.addServed(recs)
+			}
+		})
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
 	}()
 	return bp

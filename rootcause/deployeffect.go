@@ -138,7 +138,7 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 				// further up or down (it acts through its answers), the
 				// traces that version served fail more than before it, and
 				// the failures are of a kind a request can cause.
-				dec, _, after := in.traces.rollouts.failMore(d.service)
+				dec, _, after := in.traces.rollouts.failMore(d.service, in.base)
 				if dec < minDecades || !inputCaused(topKind(sv.kinds)) {
 					continue
 				}
@@ -239,11 +239,12 @@ func otherCallers(tv *traceVotes, svc, but string) []string {
 	return out
 }
 
-// rollouts are the services whose version changed during the window: a
-// version first seen after rolloutLead of it, when the service served
-// before it. Each trace the service served counts as before or after
-// its new version first showed, failing or not, so deploy_effect can
-// ask whether the traces the new version served fail more.
+// rollouts are the services that told a version in the window, each
+// with when its newest version was first seen (a rollout, when that
+// version is new). Each trace a service served counts as before or after
+// that moment, failing or not, so deploy_effect can ask whether the
+// traces a new version served fail more than those the service served
+// before it, in the window or, when it came early, in the baseline.
 type rollouts struct {
 	at map[string]time.Time
 	// n is, per service, the traces it served [before, after] the new
@@ -251,18 +252,14 @@ type rollouts struct {
 	n map[string]*[2][2]int
 }
 
-// rolloutLead is how much of the window must precede a version for its
-// traces to have a before to compare with.
-const rolloutLead = time.Minute
-
-// rolloutsOf finds the window's rollouts: per service, its earliest
-// version first seen after rolloutLead of the window.
+// rolloutsOf finds, per service of the window that told a version, when
+// its newest version was first seen.
 func rolloutsOf(w *period) rollouts {
 	r := rollouts{}
 	for _, sp := range w.services {
 		var at time.Time
 		for _, vs := range sp.versions {
-			if vs.first.Sub(w.from) >= rolloutLead && (at.IsZero() || vs.first.Before(at)) {
+			if vs.first.After(at) {
 				at = vs.first
 			}
 		}
@@ -333,16 +330,20 @@ func (sb servedBy) newer() []string {
 }
 
 // failMore is how surely the traces svc served on its new version fail
-// more often than those it served before (decades, as call_timing's
-// tests: the binomial tail of the failures after at the rate before,
-// with one failure and one success added to the traces before so that
-// none before is weak evidence, not certainty).
-func (r rollouts) failMore(svc string) (decades float64, before, after [2]int) {
+// more often than those it served before, in the window and in the
+// baseline (b; a trace with an error record counts as failed there):
+// decades, as call_timing's tests, of the binomial tail of the failures
+// after at the rate before, with one failure and one success added to
+// the traces before so that none before is weak evidence, not certainty.
+func (r rollouts) failMore(svc string, b *period) (decades float64, before, after [2]int) {
 	n := r.n[svc]
 	if n == nil {
 		return 0, before, after
 	}
 	before, after = [2]int{n[0][0], n[1][0]}, [2]int{n[0][1], n[1][1]}
+	if bs := b.served[svc]; bs != nil {
+		before[0], before[1] = before[0]+bs[0], before[1]+bs[1]
+	}
 	p := float64(before[1]+1) / float64(before[0]+2)
 	t := tally{slow: after[1], expect: p * float64(after[0])}
 	return t.decades(after[0]), before, after

@@ -26,6 +26,10 @@ type period struct {
 	traceSeq int
 	// shifts caches behaviourShifts per service (window only).
 	shifts map[string][]behaviourShift
+	// served counts, per service, the traces it took part in and those
+	// of them with an error record (a baseline before the window; read
+	// by deploy_effect).
+	served map[string]*[2]int
 	// split, when set, divides a baseline into its older and newer halves:
 	// behaviour before it is also kept apart (opStat.older).
 	split time.Time
@@ -440,4 +444,23 @@ func quantile(xs []float64, q float64) float64 {
 		slices.Sort(xs)
 	}
 	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
+}
+
+// addServed counts one trace in served.
+func (p *period) addServed(recs []schema.Record) {
+	if p.served == nil {
+		p.served = map[string]*[2]int{}
+	}
+	failed := anyError(recs)
+	for _, svc := range servicesOf(recs) {
+		n := p.served[svc]
+		if n == nil {
+			n = &[2]int{}
+			p.served[svc] = n
+		}
+		n[0]++
+		if failed {
+			n[1]++
+		}
+	}
 }
