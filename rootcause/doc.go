@@ -45,7 +45,10 @@
 // seen serving as usual. A service whose breaker refuses calls without
 // naming anything, and whose own new failures are few next to the
 // refusals, passes its votes to the callee most involved in the window's
-// failing traces. A service that is seldom a trace's origin (callers'
+// failing traces. A service that refuses work and names no dependency
+// (a breaker keyed by a namespace, a region, a tenant: breaker_trips)
+// passes its votes to where most of today's failing traces it served lead
+// (weighed by novelty): the work whose failures tripped it. A service that is seldom a trace's origin (callers'
 // breakers keep calls away from it, or it fails only in the middle of
 // chains) is judged by its records in the traces that pass through it:
 // its errors that point at a dependency, against its own trouble (a GC
@@ -283,7 +286,11 @@
 //	deploy        a version absent from the baseline: service.version, 1.0    restartLoop 6 startup lines         deploy*.txtar,
 //	              a pod template hash, or a startup line's version            (version.go)                        version_test.go
 //	deploy_effect a callee fails only in its new version's calls,     E moved ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
-//	              which came with it (rate since ≥ 3× before)                 riseFactor (correlate.Risen)
+//	              which came with it (rate since ≥ 3× before); or in          riseFactor (correlate.Risen),
+//	              traces its new version served, which fail more              minDecades (binomial, as call_timing)
+//	              than before it, with a kind a request can cause
+//	breaker_trips a service refusing work, naming no dependency,      E       majority of the served traces'      breaker_trips.txtar
+//	              leads where the failing traces it served lead               novelty
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //	              (never below its call_timing measured net of its
 //	              callees; scaled by 1 − how surely its network is slow)
@@ -332,6 +339,19 @@
 // trace_origin share moves to the deployed service (kind bad-deploy), and
 // the deployed service is not marked down for calling a service that
 // failed.
+//
+// A new version also acts through its answers (a classifier that starts
+// giving a new label fails nothing; its callers act on the label and fail
+// elsewhere). Every trace a service with a version takes part in counts as
+// served before or after its newest version first showed (rollouts; the
+// baseline's traces are before). When the traces the new version served
+// fail more often than those served before (the binomial tail of the
+// failures after at the rate before, at least minDecades), and at least
+// 80% of a callee's failures since the version that its rate before does
+// not explain were in traces the new version served, and they are of a
+// kind a request can cause (a rejection, an unknown or unauthorised
+// input; not a timeout or a resource running out), the callee's share
+// moves as above.
 //
 // # Identity
 //
