@@ -112,7 +112,7 @@ func weigh(in *inputs, all []*scored) {
 func explainedParts(ex map[string]float64) string {
 	words := map[string]string{
 		"trace_origin":  "failing traces that begin here",
-		"deploy_effect": "failing traces in calls from its new version",
+		"deploy_effect": "failing traces its new version called into or served",
 		"call_timing":   "requests its timing slowed",
 		"logged_timing": "requests its stated durations slowed",
 		"behaviour":     "traces whose execution changed",
