@@ -135,6 +135,9 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 			if err := tw.flush(); err != nil {
 				return err
 			}
+			if err := writeTraceRunbook(e.Stdout, res, " --store "+st); err != nil {
+				return err
+			}
 		}
 	}
 	verdict := "did not rank it in the top 3"

@@ -66,6 +66,10 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 		t.Errorf("the commands printed did not show a runbook, a trace and an incident:\n%s", outs)
 	}
 	rbID, traceID := cmds[0][len(cmds[0])-1], cmds[1][len(cmds[1])-1]
+	// The trace's text ends with its incident's runbook, as the page's button.
+	if want := "\nRunbook   " + rbID + " (P1, MTTR 15m; the incident's): analyze runbook --store " + db + " " + rbID + "\n"; !strings.HasSuffix(outs["trace"], want) {
+		t.Errorf("analyze trace does not end with %q", want)
+	}
 
 	// The trace shown is one of the top candidate's, and agrees with it.
 	var rep struct {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -63,5 +65,24 @@ func explainTrace(ctx context.Context, e *env, f *traceFlags, id schema.TraceID)
 	if err := correlate.WriteText(tw, res); err != nil {
 		return err
 	}
-	return tw.flush()
+	if err := tw.flush(); err != nil {
+		return err
+	}
+	return writeTraceRunbook(e.Stdout, res, runbookgen.StoreFlag(f.store.url))
+}
+
+// writeTraceRunbook ends a trace's text with the runbook its suspect
+// links (the incident's, else its kind's generic one) and the command
+// that prints it, naming the store (store: runbookgen.StoreFlag).
+func writeTraceRunbook(w io.Writer, res *correlate.Result, store string) error {
+	rb := res.Runbook
+	if rb == nil || rb.ID == "" {
+		return nil
+	}
+	what := "the incident's"
+	if schema.Kind(rb.ID).Valid() {
+		what, store = "generic, of its kind", "" // needs no store
+	}
+	_, err := fmt.Fprintf(w, "\nRunbook   %s (%s, MTTR %s; %s): analyze runbook%s %s\n", rb.ID, rb.Severity, rb.MTTRTarget, what, store, rb.ID)
+	return err
 }

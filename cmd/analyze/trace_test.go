@@ -73,7 +73,9 @@ func TestTraceText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	for _, want := range []string{">>> ORIGIN [dependency-timeout]", "Suspect   inventory  resource-gc",
-		"(signal: resource-gc) GC pause", "+4.0ms    inventory"} {
+		"(signal: resource-gc) GC pause", "+4.0ms    inventory",
+		// No incident was analysed: the kind's generic runbook, which needs no store.
+		"\nRunbook   resource-gc (P2, MTTR 1h; generic, of its kind): analyze runbook resource-gc\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}
