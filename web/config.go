@@ -58,6 +58,10 @@ type Config struct {
 	// window share one analysis, which stops when all of them have left.
 	MaxAnalyses   int
 	AnalysisQueue int
+	// Pool, when set, is where the analyses run instead of a pool of
+	// MaxAnalyses and AnalysisQueue: one Pool shared with the process's
+	// other analyses (the alert hooks' Wait) bounds them all together.
+	Pool *Pool
 	// DeadLetters, when non-nil, backs the dead-letter page (/deadletters)
 	// and its resend button.
 	DeadLetters DeadLetters

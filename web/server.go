@@ -16,9 +16,9 @@ type server struct {
 	pages   *pages
 	assets  *assets
 	reports *reportCache
-	// pool bounds the incident analyses and lets requests for the same
-	// incident share one.
-	pool     *analysisPool
+	// pool bounds the analyses (Config.Pool when set) and lets requests
+	// for the same incident share one.
+	pool     *Pool
 	sessions *sessionStore
 	logins   *loginLimiter
 	key      []byte // random per process: CSRF tokens without a session
@@ -46,8 +46,12 @@ func New(cfg Config, backend Backend, logger *slog.Logger) (http.Handler, error)
 	if err != nil {
 		return nil, err
 	}
+	pool := cfg.Pool
+	if pool == nil {
+		pool = NewPool(cfg.MaxAnalyses, cfg.AnalysisQueue)
+	}
 	s := &server{cfg: cfg, backend: backend, log: logger, pages: p, assets: a, reports: newReportCache(cfg.CacheTTL, cfg.Now),
-		pool:     newAnalysisPool(cfg.MaxAnalyses, cfg.AnalysisQueue),
+		pool:     pool,
 		sessions: newSessionStore(cfg.Now), logins: newLoginLimiter(cfg.Now), key: []byte(randomHex(32))}
 	return s.routes(), nil
 }
