@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -80,6 +81,8 @@ type storeFlags struct {
 	public   string
 	// create lets engine make a new store (the demo's); reading commands never do.
 	create bool
+	// mem is --memory-limit, set by engine (bindMemory binds it).
+	mem memoryLimit
 }
 
 func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
@@ -88,10 +91,28 @@ func (s *storeFlags) bind(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&s.public, "public-url", e.Getenv("FAULTLINE_PUBLIC_URL"), "base URL of links")
 }
 
+// bindMemory binds --memory-limit, for the commands that analyse.
+func (s *storeFlags) bindMemory(fs *flag.FlagSet) {
+	fs.Var(&s.mem, "memory-limit", memoryLimitHelp)
+}
+
 // engine opens an existing store and builds the analysis engine; close
 // releases it. readOnly false still never creates a store: it only lets
 // the analysis keep its runbooks there.
+//
+// engine sets the runtime's soft memory limit (--memory-limit, see
+// memoryLimit); close puts back the one before.
 func (s *storeFlags) engine(ctx context.Context, readOnly bool, log *slog.Logger) (*analysis.Engine, func(), error) {
+	eng, closeFn, err := s.openEngine(ctx, readOnly, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	limit, restore := s.mem.apply(os.Getenv)
+	log.Debug("memory limit", "limit", formatBytes(limit))
+	return eng, func() { closeFn(); restore() }, nil
+}
+
+func (s *storeFlags) openEngine(ctx context.Context, readOnly bool, log *slog.Logger) (*analysis.Engine, func(), error) {
 	if !readOnly && !s.create {
 		probe, err := store.Open(ctx, s.url, store.Options{ReadOnly: true, Logger: log})
 		if err != nil {

@@ -35,6 +35,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.StringVar(&f.fault, "fault", "", "fault to simulate instead of the demo's slow third-party API: a kind, "+
 		kindList(sim.FaultKinds())+", or a variant, "+faultTypeList())
 	fs.Int64Var(&f.seed, "seed", 0, "simulation seed instead of the demo's")

@@ -35,6 +35,7 @@ func runDLQ(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("dlq "+verb, flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.BoolVar(&f.json, "json", false, "one JSON document on stdout")
 	fs.BoolVar(&f.all, "all", false, "resend every dead letter")
 	ids, err := parseFlags(fs, args[1:])

@@ -36,6 +36,7 @@ func runEnrich(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("enrich", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.BoolVar(&f.json, "json", false, "print the Block Kit JSON")
 	fs.StringVar(&f.alert, "alert", "", "Alertmanager or Grafana webhook body (\"-\" = stdin)")
 	fs.DurationVar(&f.lookBack, "lookback", 15*time.Minute, "how long before the alert started to analyse")
@@ -155,6 +156,12 @@ type hookSettings struct {
 	webProtected bool
 	// readOnly: the store cannot keep accepted alerts (no journal).
 	readOnly bool
+	// analyzer runs the alerts' analyses; nil: the engine, unbounded.
+	// serve gives the web's pool, so that they count in --max-analyses.
+	analyzer enrich.Analyzer
+	// analysisBudget, when set, bounds an alert's analysis, the wait for
+	// a slot of that pool included (enrich's AnalysisTimeout).
+	analysisBudget time.Duration
 }
 
 // check refuses open hooks in front of a protected web: with a Slack
@@ -202,7 +209,14 @@ func alertHooks(e *env, hs hookSettings, eng *analysis.Engine, reg prometheus.Re
 	if hs.readOnly {
 		log.Warn("store opened read-only: accepted alerts are not kept in it, so a crash loses the ones not yet sent")
 	}
-	svc, err = enrich.New(cfg, eng, eng.Store, reg, log)
+	var an enrich.Analyzer = eng
+	if hs.analyzer != nil {
+		an = hs.analyzer
+	}
+	if hs.analysisBudget > 0 {
+		cfg.AnalysisTimeout = hs.analysisBudget
+	}
+	svc, err = enrich.New(cfg, an, eng.Store, reg, log)
 	if err != nil {
 		return nil, nil, nil, badUsage("%v", err)
 	}

@@ -27,6 +27,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("incident", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
 	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m)")
 	fs.StringVar(&f.from, "from", "", "window start, RFC3339")

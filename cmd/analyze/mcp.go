@@ -97,6 +97,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest analysis per tool call")
 	pos, err := parseFlags(fs, args)
 	switch {

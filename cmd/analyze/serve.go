@@ -19,6 +19,7 @@ import (
 
 	"github.com/faultline/faultline/enrich"
 	"github.com/faultline/faultline/internal/cli"
+	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/web"
@@ -47,6 +48,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.bind(fs, e)
+	f.bindMemory(fs)
 	fs.StringVar(&f.listen, "listen", ":8080", "address to listen on")
 	// Secrets default to their environment variables after parsing, so
 	// that -h never prints them as defaults.
@@ -55,8 +57,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.readOnly, "read-only", false, "open the store read-only (candidate runbooks are then kept in memory only)")
 	fs.StringVar(&f.hookToken, "hook-token", "", "bearer token the alert hooks require; needed with --auth-token or --basic-auth when Slack is configured (default $FAULTLINE_HOOK_TOKEN)")
 	fs.DurationVar(&f.timeout, "request-timeout", 20*time.Second, "longest analysis per request")
-	fs.IntVar(&f.analyses, "max-analyses", 2, "incident analyses run at once by the web UI and API")
-	fs.IntVar(&f.queue, "analysis-queue", 4, "incident analyses waiting for a slot; past them a request gets 503 with Retry-After")
+	fs.IntVar(&f.analyses, "max-analyses", 2, "analyses run at once, whoever asks: pages, API, /mcp and alert hooks share them")
+	fs.IntVar(&f.queue, "analysis-queue", 4, "analyses of pages, API and /mcp waiting for a slot; past them a request gets 503 with Retry-After (alerts wait, never refused)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM; needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pos, err := parseFlags(fs, args)
@@ -79,6 +81,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", badUsage("%v", err))
 	}
 	cfg.TLS = tlsConf != nil
+	// One pool for every analysis of the server: pages, API, /mcp and the
+	// alert hooks.
+	cfg.Pool = web.NewPool(f.analyses, f.queue)
 	hs := hookSettings{public: f.public, token: f.hookToken, webProtected: cfg.AuthToken != "" || cfg.BasicUser != "", readOnly: f.readOnly}
 	if err := hs.check(e); err != nil {
 		return fail(e, "serve", err)
@@ -116,6 +121,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	hs.analyzer = pooledAnalyzer{pool: cfg.Pool, an: eng, timeout: alertAnalysisTimeout}
+	hs.analysisBudget = alertAnalysisTimeout + alertSlotWait
 	hooks, svc, stopHooks, err := alertHooks(e, hs, eng, reg, log)
 	if err != nil {
 		return fail(e, "serve", err)
@@ -146,6 +153,43 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", badUsage("%v", err))
 	}
 	return serveUntilDone(ctx, e, ln, h, cfg, tlsConf)
+}
+
+// An alert's analysis in analyze serve waits up to alertSlotWait for a
+// slot of the pool, then runs for up to alertAnalysisTimeout (enrich's
+// own default): a busy web delays the alert's message, rather than
+// sending it without its analysis.
+const (
+	alertSlotWait        = 2 * time.Minute
+	alertAnalysisTimeout = 30 * time.Second
+)
+
+// pooledAnalyzer runs the alert hooks' analyses in the web's pool, so
+// that --max-analyses bounds them with the pages', the API's and /mcp's:
+// an alert waits for a slot (never refused: its hook answered 202), then
+// has timeout (0: none) to run.
+type pooledAnalyzer struct {
+	pool    *web.Pool
+	an      enrich.Analyzer
+	timeout time.Duration
+}
+
+func (p pooledAnalyzer) Incident(ctx context.Context, q rootcause.Query) (*rootcause.Report, error) {
+	var rep *rootcause.Report
+	err := p.pool.Wait(ctx, 0, func(ctx context.Context) error {
+		if p.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, p.timeout)
+			defer cancel()
+		}
+		var err error
+		rep, err = p.an.Incident(ctx, q)
+		return err
+	})
+	if err != nil {
+		return nil, err // rep is the flight's until it lands
+	}
+	return rep, nil
 }
 
 // withFileCheck adds to health the check of the store's file: removed

@@ -26,6 +26,7 @@ func runTrace(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	f.store.bind(fs, e)
+	f.store.bindMemory(fs)
 	fs.BoolVar(&f.json, "json", false, "print the analysis as one JSON document")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
