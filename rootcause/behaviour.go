@@ -31,6 +31,11 @@ type opStat struct {
 	events map[string]int
 	// first is when an event was first seen (window only, for onset).
 	first map[string]time.Time
+	// failUnits and failEvents count apart the executions, and their
+	// events, in traces with an error record: a change there is the
+	// failure the votes explain, not behaviour.
+	failUnits  int
+	failEvents map[string]int
 	// older counts the executions of a baseline's older half apart: a
 	// fault that began before the window already shows in the newer half,
 	// and against the whole baseline it would show only in part.
@@ -229,6 +234,7 @@ func succession(ev string) (before, after string, ok bool) {
 func (p *period) account(recs []schema.Record) {
 	sc := p.scratch
 	older := len(recs) > 0 && recs[0].Time.Before(p.split)
+	failed := anyError(recs)
 	stats := make(map[unitRef]*opStat, len(sc.units))
 	p.traceSeq++
 	for _, u := range sc.units {
@@ -245,6 +251,9 @@ func (p *period) account(recs []schema.Record) {
 			st.traces++
 			st.seen = p.traceSeq
 		}
+		if failed {
+			st.failUnits++
+		}
 		if older {
 			if st.older == nil {
 				st.older = &opStat{events: map[string]int{}}
@@ -259,6 +268,12 @@ func (p *period) account(recs []schema.Record) {
 			continue
 		}
 		st.events[k.ev]++
+		if failed {
+			if st.failEvents == nil {
+				st.failEvents = map[string]int{}
+			}
+			st.failEvents[k.ev]++
+		}
 		if older {
 			st.older.events[k.ev]++
 		}
@@ -389,6 +404,10 @@ type behaviourShift struct {
 	first    time.Time
 	strength float64
 	z        float64 // the two-proportion z score of the change
+	// pwOK is the window's share among executions in traces without an
+	// error record, unitsOK how many those are.
+	pwOK    float64
+	unitsOK int
 	// older: pb is of the baseline's older half; the change began before
 	// the window, or the traffic drifted: it counts olderShare as much.
 	older bool
@@ -400,6 +419,24 @@ type behaviourShift struct {
 // against the baseline's older half.
 func (sh *behaviourShift) changed() float64 {
 	n := sh.strength * float64(min(sh.units, sh.traces)) * min(1, sh.z/fullShiftZ)
+	if sh.older {
+		n *= olderShare
+	}
+	return n
+}
+
+// changedOK is how many of the window's traces without an error record
+// the shift changed, as changed counts them.
+func (sh *behaviourShift) changedOK() float64 {
+	moved := sh.pwOK - sh.pb
+	if sh.pw < sh.pb {
+		moved = -moved
+	}
+	if moved <= 0 || sh.units == 0 {
+		return 0
+	}
+	n := min(1, moved/max(sh.strength, 1e-9)) * sh.strength * float64(sh.unitsOK) *
+		min(1, float64(sh.traces)/float64(sh.units)) * min(1, sh.z/fullShiftZ)
 	if sh.older {
 		n *= olderShare
 	}
@@ -543,6 +580,15 @@ func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
 		}
 	}
 	sh := behaviourShift{pb: float64(cb) / float64(nb), pw: float64(cw) / float64(nw), units: nw}
+	// The same share among the window's executions in traces without an
+	// error record.
+	okN, okC := nw-ws.failUnits, cw-ws.failEvents[ev]
+	if isPair {
+		okN = nw - ws.failEvents[before]
+	}
+	if okN > 0 {
+		sh.pwOK, sh.unitsOK = float64(okC)/float64(okN), okN
+	}
 	if isPair && sh.pw > sh.pb {
 		return sh, false
 	}
@@ -630,6 +676,12 @@ func scoreBehaviour(in *inputs, s *scored) {
 		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	n := top.changed()
+	if in.traces.passedThrough(s.service) > 0 {
+		// Failing traces whose votes passed through it to a deeper
+		// cause (a breaker it opened, a refusal) are that cause's: its
+		// change in them is their failure.
+		n = top.changedOK()
+	}
 	if top.older {
 		v *= olderShare
 	}

@@ -282,7 +282,9 @@
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
 //	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
-//	              whose execution changed)                                    full at z 6
+//	              whose execution changed; only those without an              full at z 6                         behaviour.txtar
+//	              error when failing traces passed through it to a
+//	              deeper cause: its change there is their failure)
 //	deploy        a version absent from the baseline: service.version, 1.0    restartLoop 6 startup lines         deploy*.txtar,
 //	              a pod template hash, or a startup line's version            (version.go)                        version_test.go
 //	deploy_effect a callee fails only in its new version's calls,     E moved ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar

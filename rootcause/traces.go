@@ -470,6 +470,16 @@ func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 // to where the failing traces it served lead: the work that tripped it.
 const ruleBreakerTrips = "breaker_trips"
 
+// passedThrough counts the failing traces whose votes a pointer chain
+// moved on from svc to a deeper service.
+func (tv *traceVotes) passedThrough(svc string) int {
+	n := 0
+	for _, sv := range tv.services {
+		n += sv.via[svc]
+	}
+	return n
+}
+
 // tripReason is what trace_origin says of the failing traces that
 // reached the service through refusals that name no dependency.
 func (sv *serviceVotes) tripReason() string {
