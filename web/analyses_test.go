@@ -81,7 +81,7 @@ func TestPoolWaitEndsWithItsContext(t *testing.T) {
 func TestPoolReleasesMemoryWhenIdle(t *testing.T) {
 	pool := NewPool(2, 2)
 	var released atomic.Int32
-	pool.idleAfter = 80 * time.Millisecond
+	pool.idleAfter = 300 * time.Millisecond
 	pool.release = func() { released.Add(1) }
 	run := func() {
 		if err := pool.Wait(context.Background(), 0, func(context.Context) error { return nil }); err != nil {
@@ -101,7 +101,7 @@ func TestPoolReleasesMemoryWhenIdle(t *testing.T) {
 	// Analyses closer together than idleAfter: one release after the last.
 	for range 3 {
 		run()
-		time.Sleep(pool.idleAfter / 4)
+		time.Sleep(pool.idleAfter / 10)
 	}
 	time.Sleep(2 * pool.idleAfter)
 	if n := released.Load(); n != 2 {
