@@ -213,7 +213,12 @@ func resilienceKind(l *lowered) schema.Kind {
 		"circuitbreaker is open", "breaker is open", "circuit is open", "circuit open",
 		"breaker open", "brokencircuitexception", "open state", "circuit breaker open",
 		"hystrixruntimeexception: short") ||
-		(l.has("circuit") && l.has("is open", "' is open", "\" is open", "state open", "opened", " to open", "-> open")):
+		(l.has("circuit") && l.has("is open", "' is open", "\" is open", "state open", "opened", " to open", "-> open")) ||
+		l.has("breaker tripped", "circuit tripped", "breaker has tripped", "tripped the breaker") ||
+		// Work refused because earlier work failed: a breaker by
+		// another name ("namespace X is paused after repeated failures").
+		l.has("paused", "suspended", "halted", "quarantined", "disabled", "stopped handing out") &&
+			l.has("repeated failures", "too many failures", "consecutive failures", "failures since", "failed since", "jobs failed"):
 		return schema.KindCircuitOpen
 	case l.has("bulkheadfullexception", "bulkhead", "could not acquire a semaphore",
 		"rejectedexecutionexception", "thread pool is exhausted", "threadpool is exhausted",

@@ -52,6 +52,11 @@ func TestClassifyMessages(t *testing.T) {
 		{`io.github.resilience4j.circuitbreaker.CallNotPermittedException: CircuitBreaker 'backendA' is OPEN and does not permit further calls`, schema.KindCircuitOpen},
 		{`com.netflix.hystrix.exception.HystrixRuntimeException: getUser short-circuited and fallback failed.`, schema.KindCircuitOpen},
 		{`circuit breaker is open`, schema.KindCircuitOpen},
+		// Work refused because earlier work failed, by other names.
+		{`jobs-worker responded 423: namespace billing-etl is paused after repeated failures: 9 jobs failed since 2026-01-15 00:01:57 UTC, limit 8`, schema.KindCircuitOpen},
+		{`tenant acme suspended: too many failures in the last hour`, schema.KindCircuitOpen},
+		{`breaker tripped for provider lambda:us-east-1`, schema.KindCircuitOpen},
+		{`export paused by the operator for maintenance`, schema.KindUnknown},
 		{`io.github.resilience4j.bulkhead.BulkheadFullException: Bulkhead 'inventory' is full and does not permit further calls`, schema.KindBulkheadFull},
 		{`java.util.concurrent.RejectedExecutionException: Task rejected from java.util.concurrent.ThreadPoolExecutor@5f1`, schema.KindBulkheadFull},
 		{`HystrixRuntimeException: could not acquire a semaphore for execution`, schema.KindBulkheadFull},
