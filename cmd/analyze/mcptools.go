@@ -55,6 +55,9 @@ type mcpTools struct {
 	// (stdio); zero and nil when the backend bounds them (serve's pool).
 	timeout time.Duration
 	slots   chan struct{}
+	// ended, when set, is called as an analysis gives its slot back
+	// (stdio: the memory goes back to the system once idle).
+	ended func()
 	// internals: errors the tools do not know show their own text (a
 	// local stdio user); otherwise a fixed sentence, and the log has it.
 	internals bool
@@ -101,7 +104,12 @@ func (t *mcpTools) call(ctx context.Context, f func(context.Context) error) erro
 		select {
 		case t.slots <- struct{}{}:
 			cancel()
-			defer func() { <-t.slots }()
+			defer func() {
+				<-t.slots
+				if t.ended != nil {
+					t.ended()
+				}
+			}()
 		case <-wait.Done():
 			cancel()
 			if ctx.Err() != nil {
@@ -172,8 +180,10 @@ func (t *mcpTools) explain(err error) error {
 // stdioTools are the tools of `analyze mcp`: one analysis at a time,
 // each within timeout, and errors told in full (a local user).
 func stdioTools(eng *analysis.Engine, timeout time.Duration, log *slog.Logger) *mcpTools {
-	return &mcpTools{b: newWebBackend(eng), bounds: eng.Store.Bounds, now: time.Now, log: log,
+	t := &mcpTools{b: newWebBackend(eng), bounds: eng.Store.Bounds, now: time.Now, log: log,
 		timeout: timeout, slots: make(chan struct{}, 1), internals: true}
+	t.ended = releaseWhenIdle(web.IdleRelease, func() bool { return len(t.slots) > 0 }, releaseMemory)
+	return t
 }
 
 // incident ranks the root-cause candidates of a window.

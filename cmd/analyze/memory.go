@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // memoryLimit is --memory-limit: the soft limit of the Go runtime's memory
@@ -148,4 +151,33 @@ func formatBytes(n int64) string {
 	default:
 		return strconv.FormatInt(n>>20, 10) + "MiB"
 	}
+}
+
+// releaseWhenIdle returns what to call when an analysis ends in a process
+// without web.Pool (analyze mcp over stdio, long-lived too): once none has
+// ended for after and busy says none runs, release returns the memory.
+func releaseWhenIdle(after time.Duration, busy func() bool, release func()) func() {
+	var mu sync.Mutex
+	var gen uint64
+	return func() {
+		mu.Lock()
+		gen++
+		g := gen
+		mu.Unlock()
+		time.AfterFunc(after, func() {
+			mu.Lock()
+			last := gen == g
+			mu.Unlock()
+			if last && !busy() {
+				release()
+			}
+		})
+	}
+}
+
+// releaseMemory collects twice (the store's pooled buffers go on the
+// second) and returns the free memory to the system, as web.Pool does.
+func releaseMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }

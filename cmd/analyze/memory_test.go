@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,5 +145,27 @@ func TestPooledAnalyzerWaitsForSlot(t *testing.T) {
 	<-an.started
 	if err := <-done; err != nil {
 		t.Errorf("the alert's analysis: %v", err)
+	}
+}
+
+// TestReleaseWhenIdle: analyze mcp returns the memory once no analysis
+// has ended for a while and none runs; not while one runs, once per idle
+// spell.
+func TestReleaseWhenIdle(t *testing.T) {
+	var released atomic.Int32
+	var running atomic.Bool
+	ended := releaseWhenIdle(100*time.Millisecond, running.Load, func() { released.Add(1) })
+	running.Store(true)
+	ended() // one ended while another runs
+	time.Sleep(250 * time.Millisecond)
+	if n := released.Load(); n != 0 {
+		t.Fatalf("memory released %d times while an analysis ran", n)
+	}
+	running.Store(false)
+	ended()
+	ended() // two in a row: one release
+	time.Sleep(250 * time.Millisecond)
+	if n := released.Load(); n != 1 {
+		t.Errorf("memory released %d times after an idle spell, want 1", n)
 	}
 }
