@@ -40,6 +40,12 @@ import (
 // reopening drops the page caches that describe the old content. Reads
 // that find damage after an in-place change that could not be followed
 // are told what to do (restart, and use mv next time).
+//
+// The server's own writes change the file's size and time too: while one
+// runs, no change in place is looked for, and when the last one ends the
+// file as it then is becomes the one open (adopt). Only another
+// process's rewrite landing during one of the server's own writes goes
+// unseen; a file moved over it is always seen (another inode).
 type swapStore struct {
 	path string
 	open func(context.Context) (store.Store, error)
@@ -51,6 +57,7 @@ type swapStore struct {
 	mu      sync.Mutex
 	cur     *storeGen
 	pending time.Time     // when a replacement was seen; zero: none
+	writing int           // the server's own writes in flight
 	swapped chan struct{} // closed when the pending swap is done
 	closed  bool
 }
@@ -72,8 +79,9 @@ func newSwapStore(path string, st store.Store, open func(context.Context) (store
 	return &swapStore{path: path, open: open, log: log, cur: &storeGen{st: st, file: fi}, swapped: make(chan struct{})}
 }
 
-// acquire returns the generation a call is to use, counted until release.
-func (s *swapStore) acquire(ctx context.Context) (*storeGen, error) {
+// acquire returns the generation a call is to use, counted until release;
+// own marks one of the server's own writes (see swapStore).
+func (s *swapStore) acquire(ctx context.Context, own bool) (*storeGen, error) {
 	s.mu.Lock()
 	for {
 		if s.closed {
@@ -108,14 +116,21 @@ func (s *swapStore) acquire(ctx context.Context) (*storeGen, error) {
 		return nil, g.err
 	}
 	g.refs++
+	if own {
+		s.writing++
+	}
 	s.mu.Unlock()
 	return g, nil
 }
 
-func (s *swapStore) release(g *storeGen) {
+func (s *swapStore) release(g *storeGen, own bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g.refs--
+	if own {
+		s.writing--
+		s.adopt(g)
+	}
 	if g.refs == 0 && g == s.cur && !s.pending.IsZero() && !s.closed {
 		s.swapLocked()
 	}
@@ -133,12 +148,26 @@ func (s *swapStore) checkFile() {
 		s.log.Info("store file replaced; reading the new one once the requests reading the old one finish", "path", s.path)
 	case now.Size() == s.cur.file.Size() && now.ModTime().Equal(s.cur.file.ModTime()):
 		return
+	case s.writing > 0:
+		return // the server's own write changes it (adopt)
 	case sqlite.HeldElsewhere(s.path):
 		return // a writer's own change (or a copy under it, see explain)
 	default:
 		s.log.Info("store file rewritten in place; reading it anew once the requests reading it finish", "path", s.path)
 	}
 	s.pending = time.Now()
+}
+
+// adopt takes the file at the path as g's own once the server's last
+// write in flight on it has ended: what changed it was the server. A
+// replacement already seen, or a file of another inode, is left to swap.
+func (s *swapStore) adopt(g *storeGen) {
+	if s.writing > 0 || g != s.cur || g.st == nil || !s.pending.IsZero() || g.file == nil {
+		return
+	}
+	if now, err := os.Stat(s.path); err == nil && os.SameFile(g.file, now) {
+		g.file = now
+	}
 }
 
 // checkpointer is a store that can fold its write-ahead log into its file
@@ -174,12 +203,16 @@ func (s *swapStore) swapLocked() {
 			g.err = err
 		}
 		g.file = old.file // look again on the next request
+	} else if err := s.setAsideLog(old.file, fi); err != nil {
+		g.err, g.file = err, old.file
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		g.st, g.err = s.open(ctx)
 		cancel()
 		if g.err != nil {
 			g.err = fmt.Errorf("the store file %s was replaced by one that cannot be opened: %w", s.path, g.err)
+		} else if now, err := os.Stat(s.path); err == nil {
+			g.file = now // as opening left it
 		}
 	}
 	s.cur, s.pending = g, time.Time{}
@@ -193,6 +226,26 @@ func (s *swapStore) swapLocked() {
 	if s.onSwap != nil {
 		s.onSwap()
 	}
+}
+
+// setAsideLog moves aside the write-ahead log that the last connection to
+// a file moved away from the path left there (SQLite keeps a moved file's
+// log when it closes): opened with the file now at the path, SQLite would
+// read it as that file's own, the replaced file's pages over the new
+// one's. Called with no connection to either file open.
+func (s *swapStore) setAsideLog(was, now os.FileInfo) error {
+	wal := s.path + "-wal"
+	fi, err := os.Stat(wal)
+	if was == nil || now == nil || os.SameFile(was, now) || err != nil || fi.Size() == 0 {
+		return nil
+	}
+	aside := wal + ".replaced"
+	if err := os.Rename(wal, aside); err != nil {
+		return fmt.Errorf("the store file %s was replaced, and the write-ahead log its old file left at %s cannot be moved aside (%w); "+
+			"remove it, then the next request opens the new file", s.path, wal, err)
+	}
+	s.log.Warn("the replaced store file left its write-ahead log at the path; moved it aside, so that the new file is read as it is", "log", aside)
+	return nil
 }
 
 // explain adds what to do to a read that found damage after the file
@@ -210,13 +263,22 @@ func (s *swapStore) explain(g *storeGen, err error) error {
 		"next time copy it beside the store and mv it over with ingest serve stopped, which analyze serve picks up without a restart", err)
 }
 
-// do runs f on the current generation.
+// do runs f, which only reads, on the current generation.
 func (s *swapStore) do(ctx context.Context, f func(store.Store) error) error {
-	g, err := s.acquire(ctx)
+	return s.run(ctx, false, f)
+}
+
+// write runs f, one of the server's own writes, on the current generation.
+func (s *swapStore) write(ctx context.Context, f func(store.Store) error) error {
+	return s.run(ctx, true, f)
+}
+
+func (s *swapStore) run(ctx context.Context, own bool, f func(store.Store) error) error {
+	g, err := s.acquire(ctx, own)
 	if err != nil {
 		return err
 	}
-	defer s.release(g)
+	defer s.release(g, own)
 	return s.explain(g, f(g.st))
 }
 
@@ -224,12 +286,12 @@ func (s *swapStore) do(ctx context.Context, f func(store.Store) error) error {
 // the iteration ends.
 func (s *swapStore) records(ctx context.Context, it func(store.Store) iter.Seq2[schema.Record, error]) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
-		g, err := s.acquire(ctx)
+		g, err := s.acquire(ctx, false)
 		if err != nil {
 			yield(schema.Record{}, err)
 			return
 		}
-		defer s.release(g)
+		defer s.release(g, false)
 		for r, err := range it(g.st) {
 			if !yield(r, s.explain(g, err)) {
 				return
@@ -239,7 +301,7 @@ func (s *swapStore) records(ctx context.Context, it func(store.Store) iter.Seq2[
 }
 
 func (s *swapStore) WriteBatch(ctx context.Context, recs []schema.Record) error {
-	return s.do(ctx, func(st store.Store) error { return wrote(ctx, st, st.WriteBatch(ctx, recs)) })
+	return s.write(ctx, func(st store.Store) error { return wrote(ctx, st, st.WriteBatch(ctx, recs)) })
 }
 
 func (s *swapStore) TraceRecords(ctx context.Context, id schema.TraceID, limit int) iter.Seq2[schema.Record, error] {
@@ -251,7 +313,7 @@ func (s *swapStore) WindowRecords(ctx context.Context, q schema.WindowQuery) ite
 }
 
 func (s *swapStore) DeleteBefore(ctx context.Context, t time.Time) (n int64, err error) {
-	err = s.do(ctx, func(st store.Store) (err error) { n, err = st.DeleteBefore(ctx, t); return wrote(ctx, st, err) })
+	err = s.write(ctx, func(st store.Store) (err error) { n, err = st.DeleteBefore(ctx, t); return wrote(ctx, st, err) })
 	return n, err
 }
 
@@ -266,7 +328,7 @@ func (s *swapStore) Stats(ctx context.Context) (st store.Stats, err error) {
 }
 
 func (s *swapStore) PutDoc(ctx context.Context, kind, id string, doc []byte) error {
-	return s.do(ctx, func(st store.Store) error { return wrote(ctx, st, st.PutDoc(ctx, kind, id, doc)) })
+	return s.write(ctx, func(st store.Store) error { return wrote(ctx, st, st.PutDoc(ctx, kind, id, doc)) })
 }
 
 func (s *swapStore) GetDoc(ctx context.Context, kind, id string) (doc []byte, err error) {
