@@ -141,6 +141,13 @@ func classifyText(l *lowered, r *schema.Record) schema.Kind {
 		return k
 	}
 	if k := resilienceKind(l); k != "" {
+		if k == schema.KindRetryExhausted {
+			// Retries that gave up name what they gave up on: a callee that
+			// refused, throttled or timed out is that, whoever retried.
+			if inner := retriedKind(l, r); inner != "" {
+				return inner
+			}
+		}
 		return k
 	}
 	if k := rateKind(l); k != "" {
@@ -201,6 +208,21 @@ func poolKind(l *lowered) schema.Kind {
 		"timeout acquiring a connection", "pool is probably full", "acquiring a connection",
 		"connection pool timeout", "pool timeout", "pool is full") {
 		return schema.KindDBPoolExhaustion
+	}
+	return ""
+}
+
+// retriedKind is the kind of the failure a retry-exhausted message says
+// the retries were of, when it says: refused, throttled, timed out.
+func retriedKind(l *lowered, r *schema.Record) schema.Kind {
+	if k := refusedKind(l); k != "" {
+		return k
+	}
+	if k := rateKind(l); k != "" {
+		return k
+	}
+	if isTimeoutText(l) {
+		return timeoutKind(l, r)
 	}
 	return ""
 }

@@ -52,6 +52,11 @@ func TestClassifyMessages(t *testing.T) {
 		{`io.github.resilience4j.circuitbreaker.CallNotPermittedException: CircuitBreaker 'backendA' is OPEN and does not permit further calls`, schema.KindCircuitOpen},
 		{`com.netflix.hystrix.exception.HystrixRuntimeException: getUser short-circuited and fallback failed.`, schema.KindCircuitOpen},
 		{`circuit breaker is open`, schema.KindCircuitOpen},
+		// Retries that gave up are what they retried.
+		{`HTTPConnectionPool(host='us-tx-1.lambda.internal', port=8080): Max retries exceeded with url: / (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused'))`, schema.KindConnectionRefused},
+		{`giving up after 5 attempts: 429 Too Many Requests`, schema.KindRateLimit},
+		{`retries exhausted: context deadline exceeded calling payments`, schema.KindDependencyTimeout},
+		{`retries exhausted`, schema.KindRetryExhausted},
 		// Work refused because earlier work failed, by other names.
 		{`jobs-worker responded 423: namespace billing-etl is paused after repeated failures: 9 jobs failed since 2026-01-15 00:01:57 UTC, limit 8`, schema.KindCircuitOpen},
 		{`tenant acme suspended: too many failures in the last hour`, schema.KindCircuitOpen},

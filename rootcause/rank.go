@@ -344,7 +344,7 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 		}
 	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
-		kind = topKeys(sv.kinds, 1)[0]
+		kind = topKeys(tripKinds(sv.kinds), 1)[0]
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
 			kind = pointedKind(kind)
 		}
@@ -425,6 +425,23 @@ func crashLine(w, b *serviceProfile) string {
 // telling reports whether a kind says more than "something failed".
 func telling(k schema.Kind) bool {
 	return k != "" && k != schema.KindUnknown && k != schema.KindTransient && !k.PointsElsewhere()
+}
+
+// tripKinds are the kinds of a service's votes without its callers'
+// open breakers and full bulkheads, when any other is left: a refusal
+// says only that calls were kept away; what tripped it (a timeout, a
+// refused connection) is the mechanism.
+func tripKinds(kinds map[schema.Kind]int) map[schema.Kind]int {
+	out := map[schema.Kind]int{}
+	for k, n := range kinds {
+		if k != schema.KindCircuitOpen && k != schema.KindBulkheadFull {
+			out[k] = n
+		}
+	}
+	if len(out) == 0 {
+		return kinds
+	}
+	return out
 }
 
 // pointedKind is what callers' symptoms say about the service they point
