@@ -27,6 +27,14 @@ func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
 	return out
 }
 
+// through gives every vote the services that took part in its trace.
+func through(vs []vote, svcs ...string) []vote {
+	for i := range vs {
+		vs[i].through = svcs
+	}
+	return vs
+}
+
 // withHops gives every vote the hops h.
 func withHops(vs []vote, h ...hop) []vote {
 	for i := range vs {
@@ -113,6 +121,16 @@ func TestPointerChains(t *testing.T) {
 			mkVotes(20, "queue", "queue", schema.KindDeterministic, chainFloor),
 			withHops(mkVotes(30, "front", "store", schema.KindDBPoolExhaustion, 1), hop{from: "queue", to: "store", weight: 1})),
 		from: "queue", to: "store",
+	}, {
+		name: "a service that refused work itself leads where the failing traces it served lead",
+		votes: join(through(mkVotes(50, "holder", "queue", schema.KindCircuitOpen, 1), "holder", "queue"),
+			through(mkVotes(20, "holder", "gitapi", schema.KindDependencyTimeout, 1), "holder", "queue")),
+		from: "queue", to: "gitapi",
+	}, {
+		name: "a caller's breaker keeps calls away from a dependency, which served none of the refused traces",
+		votes: join(through(mkVotes(50, "web", "payments", schema.KindCircuitOpen, 1), "web"),
+			through(mkVotes(20, "web", "ledger", schema.KindDependencyTimeout, 1), "web", "payments")),
+		from: "payments",
 	}}
 	for _, c := range cases {
 		steady := c.steady

@@ -299,7 +299,13 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 	rawServed := map[[2]string]int{}
 	for _, v := range votes {
 		if v.kind == schema.KindCircuitOpen || v.kind == schema.KindBulkheadFull {
-			refusing[v.target] = true
+			// Only a service that took part in the trace refused it
+			// itself; a caller's own breaker keeps calls away from its
+			// dependency, which then leaves no record (that one is the
+			// chains' above).
+			if slices.Contains(v.through, v.target) {
+				refusing[v.target] = true
+			}
 			continue
 		}
 		for _, s := range v.through {
