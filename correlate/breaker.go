@@ -204,8 +204,12 @@ func (tr *trip) reason(lead *breakerLead) string {
 	if tr.via > 0 {
 		through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)
 	}
-	return fmt.Sprintf("; the breaker opened on earlier failures of %s: %d of the latest %d traces where %s failed point at %s%s (e.g. trace %s)",
-		lead.dep, tr.votes, tr.of, lead.dep, tr.suspect, through, tr.example) + ruleTag(tr.rules...)
+	latest := fmt.Sprintf("%d of the latest %d traces where %s failed point", tr.votes, tr.of, lead.dep)
+	if tr.of == 1 {
+		latest = fmt.Sprintf("the latest trace where %s failed points", lead.dep)
+	}
+	return fmt.Sprintf("; the breaker opened on earlier failures of %s: %s at %s%s (e.g. trace %s)",
+		lead.dep, latest, tr.suspect, through, tr.example) + ruleTag(tr.rules...)
 }
 
 // traceHit is a trace in which a dependency failed, when, and the

@@ -56,8 +56,8 @@ func writeHeader(p *printer, r *Result) {
 	if r.Failed {
 		state = "FAILED"
 	}
-	p.printf("trace %s  %s  %d records, %d services, %s\n", r.TraceID, state, r.Events,
-		len(r.Services), fmtMs(r.Duration))
+	p.printf("trace %s  %s  %s, %s, %s\n", r.TraceID, state, plural(r.Events, "record"),
+		plural(len(r.Services), "service"), fmtMs(r.Duration))
 	if !r.Start.IsZero() {
 		p.printf("start %s\n", r.Start.UTC().Format(time.RFC3339Nano))
 	}
@@ -114,7 +114,7 @@ func writeSummary(p *printer, r *Result) {
 	} else {
 		o := r.Origin
 		p.printf("Origin    %s  %s  at %s%s\n          %s\n", ShownService(o.Service), o.Class,
-			o.Timestamp.UTC().Format("15:04:05.000"), repeats(o.Repeats), oneLine(o.Message, textMsgWidth))
+			originClock(r, o), repeats(o.Repeats), oneLine(o.Message, textMsgWidth))
 	}
 	for i, c := range r.Cascade {
 		label := "Cascade"
@@ -134,11 +134,45 @@ func writeSummary(p *printer, r *Result) {
 	}
 }
 
+// originClock is when the origin happened on the trace's corrected clock,
+// as the timeline has it, and its host's clock beside it when the
+// clock-skew correction moved it.
+func originClock(r *Result, o *Event) string {
+	var adj float64
+	for _, e := range r.Timeline {
+		if e.Service == o.Service && e.Timestamp.Equal(o.Timestamp) {
+			adj = e.AdjustedMs
+			break
+		}
+		if o.SpanID != "" && e.SpanID == o.SpanID && adj == 0 {
+			adj = e.AdjustedMs // its span's, when its own record is cut off
+		}
+	}
+	const clock = "15:04:05.000"
+	at := o.Timestamp.UTC().Format(clock)
+	if adj == 0 {
+		return at
+	}
+	fixed := o.Timestamp.Add(time.Duration(adj * float64(time.Millisecond)))
+	return fmt.Sprintf("%s  (host clock %s, corrected by %+.1fms)", fixed.UTC().Format(clock), at, adj)
+}
+
 func repeats(n int) string {
-	if n == 0 {
+	switch n {
+	case 0:
 		return ""
+	case 1:
+		return "  (repeated once more)"
 	}
 	return fmt.Sprintf("  (repeated %d more times)", n)
+}
+
+// plural is "1 record", "2 records": n and noun, made plural by an s.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // oneLine keeps the first line of s, clipped to n bytes.
