@@ -67,9 +67,9 @@ func weighMemory(k schema.Kind, w, b *serviceProfile) (schema.Kind, string) {
 			gc += ts.errors + ts.warns
 		}
 	}
-	kills, told := oom, fmt.Sprintf("%d out-of-memory lines", oom)
+	kills, told := oom, plural(oom, "out-of-memory line")
 	if n := restarts(w, b); n > oom {
-		kills, told = n, fmt.Sprintf("%d restarts on a version it ran before (%d out-of-memory lines)", n, oom)
+		kills, told = n, fmt.Sprintf("%s on a version it ran before (%s)", plural(n, "restart"), plural(oom, "out-of-memory line"))
 	}
 	if kills == 0 || gc == 0 {
 		return k, ""
@@ -81,8 +81,8 @@ func weighMemory(k schema.Kind, w, b *serviceProfile) (schema.Kind, string) {
 	if win == k {
 		return k, ""
 	}
-	return win, fmt.Sprintf("its own new lines tell of memory: %d GC-pause lines against %s, a kill weighing %d [%s]",
-		gc, told, oomPauses, ruleMemoryWeight)
+	return win, fmt.Sprintf("its own new lines tell of memory: %s against %s, a kill weighing %d [%s]",
+		plural(gc, "GC-pause line"), told, oomPauses, ruleMemoryWeight)
 }
 
 // restarts counts the startup lines of the service in the window, beyond

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -101,15 +100,17 @@ func weigh(in *inputs, all []*scored) {
 			}
 		}
 		if n := s.explained(); n > 0 && total > 0 {
-			line := fmt.Sprintf("explains %.0f%% of the window's anomalous requests (%s of %s: %s) [explained]",
-				100*n/total, fmtCount(n), fmtCount(total), explainedParts(s.explains))
+			line := fmt.Sprintf("explains %.0f%% of the window's anomalous requests, each weighed by how unusual it is (%s) [explained]",
+				100*n/total, explainedParts(s.explains, total))
 			s.evidence = append([]string{line}, s.evidence...)
 		}
 	}
 }
 
-// explainedParts says what a candidate's explained requests are.
-func explainedParts(ex map[string]float64) string {
+// explainedParts says what a candidate's explained requests are, each
+// part as its share of the window's total: a weighed count is no count of
+// traces ("1.0 failing traces").
+func explainedParts(ex map[string]float64, total float64) string {
 	words := map[string]string{
 		"trace_origin":  "failing traces that begin here",
 		"deploy_effect": "failing traces its new version called into or served",
@@ -119,17 +120,17 @@ func explainedParts(ex map[string]float64) string {
 	}
 	var parts []string
 	for _, name := range sortedKeys(ex) {
-		parts = append(parts, fmtCount(ex[name])+" "+words[name])
+		parts = append(parts, words[name]+" "+fmtShare(ex[name]/total))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// fmtCount is a weighed count: whole when it is, else one decimal.
-func fmtCount(n float64) string {
-	if n == math.Trunc(n) {
-		return fmt.Sprintf("%.0f", n)
+// fmtShare is a share in whole percent, "<1%" rather than "0%".
+func fmtShare(f float64) string {
+	if f > 0 && f < 0.005 {
+		return "<1%"
 	}
-	return fmt.Sprintf("%.1f", n)
+	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
 // scoreDownstream lowers a service that calls another anomalous service

@@ -208,7 +208,7 @@ func scoreNewErrors(in *inputs, s *scored) {
 	}
 	s.note(first)
 	s.add("new_errors", wNewErrors*math.Min(1, weighted/5),
-		fmt.Sprintf("%d error/warning lines of %d signatures of its own, absent in the %s before", n, tmpls, in.baseLabel()))
+		fmt.Sprintf("%s of %s of its own, absent in the %s before", plural(n, "error/warning line"), plural(tmpls, "signature"), in.baseLabel()))
 }
 
 func scoreDeploy(in *inputs, s *scored) {
