@@ -597,6 +597,7 @@ func (tv *traceVotes) callees(svc string) []string {
 // it, stands for the others (a name a service goes by first).
 func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 	aliases := map[[2]string]string{}
+	var knownAll []string
 	for i := range votes {
 		v := &votes[i]
 		if v.target == v.origin.Service || known(w, b, v.target) {
@@ -609,6 +610,17 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 				a = w.peerAt(v.target)
 			} else {
 				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
+				if a == "" {
+					if knownAll == nil {
+						knownAll = knownNames(w, b)
+						for _, u := range votes {
+							if !slices.Contains(knownAll, u.target) {
+								knownAll = append(knownAll, u.target)
+							}
+						}
+					}
+					a = tailOf(v.target, knownAll)
+				}
 			}
 			aliases[k] = a
 		}
@@ -795,6 +807,41 @@ func aliasOf(label string, callees []string) string {
 		}
 	}
 	return found
+}
+
+// tailOf is the one name that ends with label after a dash, or "": a
+// host's first label is often the instance's region or site, the last
+// part of the service's name ("us-tx-1" of us-tx-1.lambda.internal for
+// instances-lambda-us-tx-1).
+func tailOf(label string, names []string) string {
+	if len(label) < 3 {
+		return ""
+	}
+	found, tail := "", "-"+strings.ToLower(label)
+	for _, c := range names {
+		if strings.HasSuffix(strings.ToLower(c), tail) && c != found {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+// knownNames lists the services either period knows (known), once each;
+// resolveNames adds the names the votes give.
+func knownNames(w, b *period) []string {
+	var out []string
+	for _, p := range [...]*period{w, b} {
+		for svc := range p.services {
+			if known(w, b, svc) && !slices.Contains(out, svc) {
+				out = append(out, svc)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // novelty is 1 for an error signature the baseline never had, falling to
