@@ -10,7 +10,8 @@
 #   scripts/eval-all.sh [SEED...]      default seeds: 7000 8000
 #
 # It writes docs/accuracy.md (what the README's accuracy table quotes) and
-# leaves the per-case lines in the work folder. Each seed has 3 × 13 cases.
+# leaves the per-case lines in the work folder. Each seed has 3 × 13 cases,
+# and 24 of the four seed systems (6 each).
 # Needs ../shared/datasets for the real sets (skipped with a message when
 # absent).
 set -euo pipefail
@@ -62,5 +63,17 @@ for base in 15m 1m; do
 		dirs+=("$d")
 	done
 	section "simulator, seeds ${seeds[*]}, baseline $base (every fault variant, topologies shop, jobqueue, edge)" "${dirs[@]}"
+done
+# The four seed systems (sim/doc.go), each with its own faults in turn.
+for base in 15m 1m; do
+	dirs=()
+	for s in "${seeds[@]}"; do
+		d="$work/seed-$s-b$base"
+		if [[ ! -d "$d" ]]; then
+			"$work/faultsim" -out "$d" -cases 24 -seed "$s" -topology routing,jobclaim,triage,payment -baseline "$base" >/dev/null
+		fi
+		dirs+=("$d")
+	done
+	section "seed systems, seeds ${seeds[*]}, baseline $base (routing, jobclaim, triage, payment, each fault in turn)" "${dirs[@]}"
 done
 echo "(written: $out; per case: $work/*-cases.txt)"
