@@ -91,7 +91,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		f, _ := sim.FaultNamed(o.fault)
 		if o.fault == "" {
 			faults := sim.TopologyFaults(cfg.Topology)
-			f = faults[i%len(faults)]
+			k := i
+			if slices.Contains(sim.SeedTopologies(), cfg.Topology) {
+				// A seed system's own faults in turn over its own cases
+				// (the others keep the order they always had).
+				k = i / len(topologies)
+			}
+			f = faults[k%len(faults)]
 		}
 		cfg.Fault, cfg.FaultType = f.Kind, f.Type
 		if code := writeCase(cfg, o.out, stdout, stderr); code != exitOK {

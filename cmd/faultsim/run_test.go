@@ -122,7 +122,7 @@ func TestRunSeedSystems(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	for i, want := range []string{"sim-routing-region-api-outage-90603", "sim-jobclaim-holder-api-slow-90604",
-		"sim-triage-model-api-slow-90605", "sim-payment-gateway-timeout-90606"} {
+		"sim-triage-classifier-new-label-90605", "sim-payment-gateway-timeout-90606"} {
 		b, err := os.ReadFile(filepath.Join(out, want, "truth.json"))
 		if err != nil {
 			t.Fatalf("%s: %v; stdout %q", want, err, stdout.String())
@@ -138,9 +138,23 @@ func TestRunSeedSystems(t *testing.T) {
 	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 		t.Fatalf("a list of topologies: exit %d, stderr %q", code, stderr.String())
 	}
-	for _, want := range []string{"sim-payment-gateway-timeout-90610", "sim-jobclaim-holder-stage-regression-90611"} {
+	for _, want := range []string{"sim-payment-gateway-timeout-90610", "sim-jobclaim-holder-api-slow-90611"} {
 		if _, err := os.Stat(filepath.Join(out, want, "truth.json")); err != nil {
 			t.Errorf("a list of topologies: %v", err)
+		}
+	}
+	// A seed system takes its own faults in turn over its own cases, in
+	// a list as alone.
+	stdout.Reset()
+	args = []string{"-out", out, "-cases", "8", "-seed", "90620", "-topology", "routing,jobclaim,triage,payment", "-tps", "0.5", "-window", "3m", "-baseline", "1m"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("the four seed systems: exit %d, stderr %q", code, stderr.String())
+	}
+	for _, sys := range []string{"jobclaim", "triage", "payment"} {
+		for _, f := range sim.TopologyFaults(sys) {
+			if !strings.Contains(stdout.String(), "sim-"+sys+"-"+f.Type+"-") {
+				t.Errorf("8 cases of four seed systems: %s never has %s:\n%s", sys, f.Type, stdout.String())
+			}
 		}
 	}
 	stderr.Reset()
