@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
@@ -19,9 +20,12 @@ type Commands struct {
 	// template writing its own puts it after the subcommand.
 	StoreFlag string
 
-	AnalyzeTrace    string   // analyze trace <first example>
-	AnalyzeTraces   []string // analyze trace <id> for every example
-	AnalyzeIncident string   // analyze incident over the window, for the service
+	AnalyzeTrace  string   // analyze trace <first example>
+	AnalyzeTraces []string // analyze trace <id> for every example
+	// SaveTraces is a shell loop that saves every example's analyze trace
+	// --json as trace-<id>.json; "" without examples.
+	SaveTraces      string
+	AnalyzeIncident string // analyze incident over the window, for the service
 
 	// The log queries read the service's own lines; those of its caller
 	// when the service leaves none (Data.Silent).
@@ -111,8 +115,13 @@ func newCommands(d *Data, w rootcause.Window, store string) Commands {
 		LogQLErrors:     fmt.Sprintf(`{service_name=%s} | detected_level=~"error|fatal"`, logs.LogQL()),
 		LogQLCaller:     fmt.Sprintf("{service_name=%s} |= %s", caller.LogQL(), svc.LogQL()),
 	}
+	var ids []string
 	for _, ex := range d.Examples {
 		c.AnalyzeTraces = append(c.AnalyzeTraces, "analyze trace"+store+" "+ex.Sh())
+		ids = append(ids, ex.Sh())
+	}
+	if len(ids) > 0 {
+		c.SaveTraces = fmt.Sprintf(`for id in %s; do analyze trace%s --json "$id" > "trace-$id.json"; done`, strings.Join(ids, " "), store)
 	}
 	if !w.From.IsZero() && !w.To.IsZero() {
 		c.AnalyzeIncident = fmt.Sprintf("analyze incident%s --from %s --to %s --service %s",
