@@ -287,6 +287,8 @@
 //	classifyRules, per trace, after classification:
 //	callee_answered              a failure naming no callee reports "X returned 503": X, a service of the trace  none                                       testdata/callee_answered.txtar
 //	quoted_error                 an error naming no service of the trace quotes one's error: that is its callee   minQuote                                   testdata/quoted_error.txtar
+//	vague_signal                 a vague error (a bare status) takes the kind of its service's signal just before signalLead (outside spans)                 testdata/vague_signal.txtar
+//	                             it in the same span ("breaker open" then "POST /claim 503")
 //
 // The per-trace rules read no store and run in AnalyzeRecords as well;
 // their scenarios are testdata/*.txtar files with a "rule" part, which

@@ -160,6 +160,7 @@ func classifyRules() []traceRule {
 	return []traceRule{
 		{ruleCalleeAnswered, nameAnsweredCallee},
 		{ruleQuotedError, nameQuotedCallee},
+		{ruleVagueSignal, classifyVagueBySignal},
 	}
 }
 

@@ -183,6 +183,11 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 	name := t.svcs[e.svc].name
 	*why = append(*why, fmt.Sprintf("%s failed on its own (%s) with no failing dependency: %s",
 		ShownService(name), e.class, oneLine(messageOf(t.rec(cur)), 120)))
+	if e.fail >= 0 && t.fails[e.fail].toldBy > 0 {
+		s := t.fails[e.fail].toldBy - 1
+		*why = append(*why, fmt.Sprintf("its kind is that of its line just before: %s [%s]",
+			oneLine(messageOf(t.rec(s)), 120), ruleVagueSignal))
+	}
 	if e.failure == failError {
 		t.res.ownSig, t.res.ownAt, t.res.ownRec = t.signature(cur), t.eventAt(cur), t.ents[cur].rec
 	}

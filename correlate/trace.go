@@ -72,6 +72,9 @@ type failInfo struct {
 	// host: target is the name of an attribute's host
 	// ("api.geo-vendor.example.com" is geo-vendor), not a peer.service.
 	host bool
+	// toldBy is 1 + the entry of the signal whose class a vague error
+	// took (ruleVagueSignal), 0 none.
+	toldBy int32
 }
 
 const (
