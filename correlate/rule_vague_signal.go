@@ -62,4 +62,3 @@ func classifyVagueBySignal(t *Trace) {
 		}
 	}
 }
-
