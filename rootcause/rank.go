@@ -428,14 +428,18 @@ func telling(k schema.Kind) bool {
 	return k != "" && k != schema.KindUnknown && k != schema.KindTransient && !k.PointsElsewhere()
 }
 
-// tripKinds are the kinds of a service's votes without its callers'
-// open breakers and full bulkheads, when any other is left: a refusal
-// says only that calls were kept away; what tripped it (a timeout, a
-// refused connection) is the mechanism.
+// tripKinds are the kinds of a service's votes, without its callers' open
+// breakers and full bulkheads when those are the most and other symptoms
+// of a failing callee (its timeouts, its refused connections) are among
+// them: a refusal says only that calls were kept away; what tripped it is
+// the mechanism.
 func tripKinds(kinds map[schema.Kind]int) map[schema.Kind]int {
+	if top := topKeys(kinds, 1)[0]; top != schema.KindCircuitOpen && top != schema.KindBulkheadFull {
+		return kinds
+	}
 	out := map[schema.Kind]int{}
 	for k, n := range kinds {
-		if k != schema.KindCircuitOpen && k != schema.KindBulkheadFull {
+		if k.PointsElsewhere() && k != schema.KindCircuitOpen && k != schema.KindBulkheadFull {
 			out[k] = n
 		}
 	}
