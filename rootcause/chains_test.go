@@ -155,7 +155,7 @@ func TestTailOf(t *testing.T) {
 		{"us-tx-1", []string{"edge-router", "instances-lambda-us-tx-1", "instances-lambda-eu-west-1"}, "instances-lambda-us-tx-1"},
 		{"fsn1", []string{"instances-hetzner-fsn1", "instances-hetzner-fsn1-b"}, "instances-hetzner-fsn1"},
 		{"eu-1", []string{"db-eu-1", "cache-eu-1"}, ""}, // two candidates: no guess
-		{"db", []string{"orders-db"}, ""},                // too short to say anything
+		{"db", []string{"orders-db"}, ""}, // too short to say anything
 	} {
 		if got := tailOf(c.label, c.names); got != c.want {
 			t.Errorf("tailOf(%q, %q) = %q, want %q", c.label, c.names, got, c.want)

@@ -39,7 +39,9 @@ func TestPoolAlertWaitsForWebSlot(t *testing.T) {
 	}
 	// A second alert is not refused either: it waits too.
 	second := make(chan error, 1)
-	go func() { second <- pool.Wait(context.Background(), time.Minute, func(context.Context) error { return nil }) }()
+	go func() {
+		second <- pool.Wait(context.Background(), time.Minute, func(context.Context) error { return nil })
+	}()
 
 	close(block)
 	if code := <-page; code != http.StatusOK {
