@@ -250,6 +250,8 @@ type rollouts struct {
 	// n is, per service, the traces it served [before, after] the new
 	// version, and [before, after] those that failed.
 	n map[string]*[2][2]int
+	// buf is reused by served from trace to trace.
+	buf *servedBy
 }
 
 // rolloutsOf finds, per service of the window that told a version, when
@@ -267,7 +269,7 @@ func rolloutsOf(w *period) rollouts {
 			continue
 		}
 		if r.at == nil {
-			r.at, r.n = map[string]time.Time{}, map[string]*[2][2]int{}
+			r.at, r.n, r.buf = map[string]time.Time{}, map[string]*[2][2]int{}, &servedBy{}
 		}
 		r.at[sp.name], r.n[sp.name] = at, &[2][2]int{}
 	}
@@ -282,11 +284,13 @@ type servedBy struct {
 	after []bool
 }
 
+// served is valid until the next call: its slices are reused.
 func (r rollouts) served(recs []schema.Record) servedBy {
-	var out servedBy
 	if len(r.at) == 0 {
-		return out
+		return servedBy{}
 	}
+	out := *r.buf
+	out.svcs, out.after = out.svcs[:0], out.after[:0]
 	for i := range recs {
 		rec := &recs[i]
 		at, ok := r.at[rec.Service]
@@ -301,6 +305,7 @@ func (r rollouts) served(recs []schema.Record) servedBy {
 			out.after[j] = false // the trace reached it first before the version
 		}
 	}
+	*r.buf = out
 	return out
 }
 

@@ -29,7 +29,8 @@ type period struct {
 	// served counts, per service, the traces it took part in and those
 	// of them with an error record (a baseline before the window; read
 	// by deploy_effect).
-	served map[string]*[2]int
+	served     map[string]*[2]int
+	svcScratch []string // reused by addServed
 	// split, when set, divides a baseline into its older and newer halves:
 	// behaviour before it is also kept apart (opStat.older).
 	split time.Time
@@ -452,7 +453,8 @@ func (p *period) addServed(recs []schema.Record) {
 		p.served = map[string]*[2]int{}
 	}
 	failed := anyError(recs)
-	for _, svc := range servicesOf(recs) {
+	p.svcScratch = appendServices(p.svcScratch[:0], recs)
+	for _, svc := range p.svcScratch {
 		n := p.served[svc]
 		if n == nil {
 			n = &[2]int{}

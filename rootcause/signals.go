@@ -248,7 +248,7 @@ func (b *serviceProfile) newVersion(v string, seen *versionSeen) (string, bool) 
 	}
 	name := "version " + quoteCut(seen.name, 40)
 	if seen.pod {
-		return v, b.hasVersions(true)
+		return seen.name, b.hasVersions(true)
 	}
 	if seen.starts > 0 {
 		name += " (a startup line)"

@@ -144,7 +144,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 		}
 		tv.failed++
 		v := newVote(res, entryOf(recs), 0)
-		v.servedAny, v.servedNew = served.svcs, served.newer()
+		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
@@ -498,8 +498,11 @@ func (sv *serviceVotes) tripReason() string {
 }
 
 // servicesOf lists the services of a trace's records, each once.
-func servicesOf(recs []schema.Record) []string {
-	var out []string
+func servicesOf(recs []schema.Record) []string { return appendServices(nil, recs) }
+
+// appendServices appends to out the services of a trace's records, each
+// once.
+func appendServices(out []string, recs []schema.Record) []string {
 	for i := range recs {
 		if s := recs[i].Service; s != "" && !slices.Contains(out, s) {
 			out = append(out, s)

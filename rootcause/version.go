@@ -47,7 +47,15 @@ func (sp *serviceProfile) addVersions(r *schema.Record) {
 		sp.noteVersion(v, r.Time, false, false)
 	}
 	if h := podTemplate(r.Attrs[schema.AttrPod]); h != "" {
-		sp.noteVersion("pod template "+h, r.Time, true, false)
+		// Keyed by the hash alone (no dots, unlike a version number), so
+		// that the records of a known template allocate nothing.
+		if vs := sp.versions[h]; vs != nil && vs.pod {
+			if r.Time.Before(vs.first) {
+				vs.first = r.Time
+			}
+		} else {
+			sp.versions[h] = &versionSeen{first: r.Time, pod: true, name: "pod template " + h}
+		}
 	}
 	if r.Type == schema.TypeLog && r.Severity < schema.SeverityError {
 		if v := startedVersion(r.Body); v != "" {

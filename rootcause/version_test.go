@@ -64,7 +64,7 @@ func TestDeployFromPodTemplate(t *testing.T) {
 		}
 	}
 	win.add(rec(t0.Add(12*time.Minute), "catalog-7d9f8b6c5-x2k4p"), 0)
-	name, ok := b.newVersion("pod template 7d9f8b6c5", w.versions["pod template 7d9f8b6c5"])
+	name, ok := b.newVersion("7d9f8b6c5", w.versions["7d9f8b6c5"])
 	if !ok || name != "pod template 7d9f8b6c5" {
 		t.Errorf("a new pod template: newVersion = %q, %v; want it named and new", name, ok)
 	}
