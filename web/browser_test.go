@@ -216,6 +216,20 @@ func browseIncident(t *testing.T, b *browser, base string) {
 	if got := b.eval(t, `document.querySelector('.node-origin .rolelabel').textContent + '|' + document.querySelectorAll('.edge.fail').length`); got != "◆ ORIGIN|3" {
 		t.Errorf("graph origin label | failure-path edges = %q, want ◆ ORIGIN|3", got)
 	}
+	// The calls that slowed are marked; where the slowness enters is
+	// labelled, drawn clear of every service box.
+	if got := b.eval(t, `document.querySelectorAll('.edge-slow').length + '|' + Array.from(document.querySelectorAll('.edge-label'), l => l.lastChild.textContent).join(',')`); got != "3|p95 120 ms → 3.0 s" {
+		t.Errorf("slowed edges | labels = %q, want 3|p95 120 ms → 3.0 s", got)
+	}
+	if got := b.eval(t, `(function(){ var l = document.querySelector('.edge-label').getBoundingClientRect(); return Array.from(document.querySelectorAll('.node .shape')).filter(function(n){ var r = n.getBoundingClientRect(); return l.left < r.right && r.left < l.right && l.top < r.bottom && r.top < l.bottom; }).length + ''; })()`); got != "0" {
+		t.Errorf("the edge label covers %s service boxes", got)
+	}
+	if got := b.eval(t, `document.getElementById('slowed-edges').innerText`); !strings.HasPrefix(got, "Calls slower than the baseline (p95), deepest first: checkout → payments 120 ms → 3.0 s") {
+		t.Errorf("slowed edges line = %q", got)
+	}
+	if got := b.eval(t, `document.querySelectorAll('.node-origin .rolelabel').length + ''`); got != "1" {
+		t.Errorf("%s origin labels", got)
+	}
 	if got := b.eval(t, `document.querySelector('.tl-origin .onset-label').textContent`); !strings.Contains(got, "onset 04:08:00") {
 		t.Errorf("origin onset label = %q", got)
 	}

@@ -32,6 +32,17 @@ type fakeBackend struct {
 	panicMsg string
 	lastQ    IncidentQuery
 	calls    int // Incident calls
+	// edges are the call times EdgeTimes answers; edgeWindows the
+	// windows it was asked for.
+	edges       []EdgeTime
+	edgeWindows [][2]rootcause.Window
+}
+
+func (f *fakeBackend) EdgeTimes(ctx context.Context, window, baseline rootcause.Window) ([]EdgeTime, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.edgeWindows = append(f.edgeWindows, [2]rootcause.Window{window, baseline})
+	return f.edges, f.err
 }
 
 func (f *fakeBackend) Incident(ctx context.Context, q IncidentQuery) (*rootcause.Report, error) {
@@ -90,6 +101,22 @@ func newFixtureBackend() *fakeBackend {
 		report:   fixtureReport(),
 		traces:   map[schema.TraceID]*correlate.Result{fixtureTrace: fixtureResult(), fixtureTrace2: fixtureResult2()},
 		runbooks: map[string]*runbookgen.Runbook{fixtureRunbook: fixtureRunbookDoc(), "timeout": genericRunbook()},
+		edges:    fixtureEdgeTimes(),
+	}
+}
+
+// fixtureEdgeTimes are the fixture incident's call times: payments waits
+// on its pool, so the calls to it slowed and so did every call up the
+// failure path that waits on them; its database's calls did not.
+func fixtureEdgeTimes() []EdgeTime {
+	return []EdgeTime{
+		{From: "frontend", To: "api-gateway", Calls: 18342, P95Ms: 3100, BaseCalls: 17000, BaseP95Ms: 180},
+		{From: "api-gateway", To: "checkout", Calls: 9000, P95Ms: 3050, BaseCalls: 8000, BaseP95Ms: 150},
+		{From: "api-gateway", To: "inventory", Calls: 9342, P95Ms: 40, BaseCalls: 9000, BaseP95Ms: 38},
+		{From: "checkout", To: "payments", Calls: 8800, P95Ms: 3000, BaseCalls: 8100, BaseP95Ms: 120},
+		{From: "checkout", To: "notifications", Calls: 6000, P95Ms: 22, BaseCalls: 5000, BaseP95Ms: 21},
+		{From: "payments", To: "payments-db", Calls: 26000, P95Ms: 9, BaseCalls: 25000, BaseP95Ms: 8},
+		{From: "inventory", To: "payments-db", Calls: 100, P95Ms: 12},
 	}
 }
 

@@ -29,6 +29,11 @@ type graphView struct {
 	Nodes  []gNode
 	Edges  []gEdge
 	Hidden int
+	// Rows are the edges with call times (addTimes), for the table under
+	// the map; Slowed the first few that slowed, SlowMore the others.
+	Rows     []gEdge
+	Slowed   []gEdge
+	SlowMore int
 }
 
 // gNode is one service box. Role shows as shape and label as well as colour.
@@ -43,12 +48,24 @@ type gNode struct {
 	Title                 string
 }
 
-// gEdge is one caller -> callee arrow.
+// gEdge is one caller -> callee arrow. With call times (addTimes), P95
+// and BaseP95 are its calls' p95 in the window and the baseline, Slow
+// marks an edge whose calls slowed, and Label, when set, is drawn at
+// (LabelX, LabelY) on its curve.
 type gEdge struct {
-	D        string
-	Fail     bool
-	Inferred bool
-	Title    string
+	From, To       string
+	D              string
+	Fail           bool
+	Inferred       bool
+	Title          string
+	Slow           bool
+	P95, BaseP95   string
+	Label          string
+	LabelX, LabelY int
+	Calls          int // timed calls in the window
+	Errors         int
+	ratio          float64
+	curve          bezier
 }
 
 // newGraphView lays out rep.Edges. At most max services are drawn: those on
@@ -75,11 +92,12 @@ func newGraphView(rep *rootcause.Report, roles map[string]string, max int) graph
 		if !okA || !okB || e.From == e.To {
 			continue
 		}
-		ge := gEdge{D: edgePath(a, b), Fail: path[e.From] && path[e.To] && e.Errors > 0, Inferred: e.Calls == 0,
+		ge := gEdge{From: e.From, To: e.To, Errors: e.Errors, Fail: path[e.From] && path[e.To] && e.Errors > 0, Inferred: e.Calls == 0,
 			Title: fmt.Sprintf("%s → %s: %s, %s", e.From, e.To, plural(e.Calls, "call", "calls"), plural(e.Errors, "error", "errors"))}
 		if ge.Inferred {
 			ge.Title = fmt.Sprintf("%s → %s: no spans seen, but %s's errors point at %s", e.From, e.To, e.From, e.To)
 		}
+		ge.D, ge.curve = edgePath(a, b)
 		v.Edges = append(v.Edges, ge)
 	}
 	sort.SliceStable(v.Edges, func(i, j int) bool { return !v.Edges[i].Fail && v.Edges[j].Fail })
@@ -317,15 +335,31 @@ func octagon(x, y, w, h int) string {
 }
 
 // edgePath is a curve from the bottom of the caller to the top of the
-// callee, or between their sides when the callee is not below.
-func edgePath(a, b [2]int) string {
+// callee, or between their sides when the callee is not below, and its
+// four Bézier points (where a label may go).
+func edgePath(a, b [2]int) (string, bezier) {
 	x1, y1 := a[0]+gNodeW/2, a[1]+gNodeH
 	x2, y2 := b[0]+gNodeW/2, b[1]
+	c := bezier{{x1, y1}, {x1, (y1 + y2) / 2}, {x2, (y1 + y2) / 2}, {x2, y2 - 4}}
 	if y2 <= y1 {
 		x1, y1 = a[0]+gNodeW, a[1]+gNodeH/2
 		x2, y2 = b[0]+gNodeW, b[1]+gNodeH/2
-		return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1+40, y1, x2+40, y2, x2+4, y2)
+		c = bezier{{x1, y1}, {x1 + 40, y1}, {x2 + 40, y2}, {x2 + 4, y2}}
 	}
-	my := (y1 + y2) / 2
-	return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1, my, x2, my, x2, y2-4)
+	return fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", c[0][0], c[0][1], c[1][0], c[1][1], c[2][0], c[2][1], c[3][0], c[3][1]), c
+}
+
+// bezier is a cubic Bézier curve's start, two control points and end.
+type bezier [4][2]int
+
+// at is the curve's point at t in [0, 1].
+func (c bezier) at(t float64) (x, y int) {
+	u := 1 - t
+	w := [4]float64{u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t}
+	var fx, fy float64
+	for i, p := range c {
+		fx += w[i] * float64(p[0])
+		fy += w[i] * float64(p[1])
+	}
+	return int(fx + .5), int(fy + .5)
 }

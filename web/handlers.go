@@ -24,7 +24,9 @@ func (s *server) incidentPage(c *gin.Context) {
 	if in.Query.Service != "" {
 		title += " · " + in.Query.Service
 	}
-	s.render(c, http.StatusOK, "incident", title, newIncidentView(rep, in, s.cfg))
+	v := newIncidentView(rep, in, s.cfg)
+	v.Graph.addTimes(s.edgeTimes(c.Request.Context(), rep))
+	s.render(c, http.StatusOK, "incident", title, v)
 }
 
 // searchView is the trace search page (also the answer to a bad or unknown id).

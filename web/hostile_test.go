@@ -70,8 +70,13 @@ func hostileBackend() *fakeBackend {
 		"```\n<script>alert(1)</script>\n```\n\n| a | b |\n|---|---|\n| <b onmouseover=alert(1)> | `x` |\n"
 	rb := &runbookgen.Runbook{ID: fixtureRunbook, Title: pick(0), Kind: schema.Kind(pick(2)), Service: pick(3), Severity: pick(1),
 		SeverityReason: pick(4), MTTRTarget: pick(5), Markdown: md, AlertRunbookURL: "javascript:alert(1)"}
+	// Every edge slowed, so that its names reach the labels and the table.
+	var edges []EdgeTime
+	for _, e := range rep.Edges {
+		edges = append(edges, EdgeTime{From: e.From, To: e.To, Calls: 10, P95Ms: 5000, BaseCalls: 10, BaseP95Ms: 100})
+	}
 	return &fakeBackend{report: rep, traces: map[schema.TraceID]*correlate.Result{fixtureTrace: res},
-		runbooks: map[string]*runbookgen.Runbook{fixtureRunbook: rb}}
+		runbooks: map[string]*runbookgen.Runbook{fixtureRunbook: rb}, edges: edges}
 }
 
 func TestHostileTextIsInert(t *testing.T) {

@@ -39,6 +39,7 @@ var (
 	_ web.Backend     = (*webBackend)(nil)
 	_ web.TraceLister = (*webBackend)(nil)
 	_ web.StoreNamer  = (*webBackend)(nil)
+	_ web.EdgeTimer   = (*webBackend)(nil)
 )
 
 func newWebBackend(eng *analysis.Engine) *webBackend { return &webBackend{eng: eng} }
@@ -76,6 +77,39 @@ func (b *webBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*analy
 		return nil, fmt.Errorf("%w: %v", web.ErrBadInput, err)
 	}
 	return list, b.note(err)
+}
+
+// edgeAttrs are the attributes web.TimeEdges reads: those that name the
+// peer a client span called (rootcause.PeerOf).
+var edgeAttrs = []string{schema.AttrPeerService, "server.address", "net.peer.name"}
+
+// EdgeTimes times the calls along the dependency map's edges in window
+// and baseline (web.EdgeTimer), from the newest analysis.MaxTraceRecords
+// records of each, as /traces reads them.
+func (b *webBackend) EdgeTimes(ctx context.Context, window, baseline rootcause.Window) ([]web.EdgeTime, error) {
+	read := func(w rootcause.Window) ([]schema.Record, error) {
+		if !w.To.After(w.From) {
+			return nil, nil
+		}
+		var recs []schema.Record
+		q := schema.WindowQuery{From: w.From, To: w.To, Limit: analysis.MaxTraceRecords, Newest: true, Attrs: edgeAttrs}
+		for r, err := range b.eng.Store.WindowRecords(ctx, q) {
+			if err != nil {
+				return nil, b.note(err)
+			}
+			recs = append(recs, r)
+		}
+		return recs, nil
+	}
+	now, err := read(window)
+	if err != nil {
+		return nil, err
+	}
+	base, err := read(baseline)
+	if err != nil {
+		return nil, err
+	}
+	return web.TimeEdges(now, base), nil
 }
 
 // note keeps the first error that found the store damaged and marks such

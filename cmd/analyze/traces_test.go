@@ -9,7 +9,7 @@ import (
 )
 
 // TestServeTracesOfTheDemo lists the demo window's failing traces on the
-// web UI: every row links a trace page that shows a failed trace, the
+// web UI (and its dependency map's slowed calls): every row links a trace page that shows a failed trace, the
 // filters hold, and the silent fx-rates-api is charted (from its callers'
 // calls) with the baseline's band and the moment it left it.
 func TestServeTracesOfTheDemo(t *testing.T) {
@@ -32,6 +32,12 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	code, page := httpGet(t, base+incident[1])
 	if code != 200 || !strings.Contains(page, `href="/traces?`) {
 		t.Fatalf("the incident page (%d) does not link its traces", code)
+	}
+	// The dependency map times its edges: the calls to the slowed
+	// fx-rates-api are where the slowness enters, labelled on the map.
+	slowed := regexp.MustCompile(`id="slowed-edges">Calls slower than the baseline \(p95\), deepest first: <strong>pricing → fx-rates-api</strong> \d+ ms → [\d.]+ s`)
+	if !slowed.MatchString(page) || !strings.Contains(page, `class="edge-slow" data-edge="pricing → fx-rates-api"`) {
+		t.Errorf("the incident page's map does not mark pricing → fx-rates-api slower than its baseline")
 	}
 	code, page = httpGet(t, base+"/traces?"+window+"&errors=1&service=pricing")
 	if code != 200 {
