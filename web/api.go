@@ -51,10 +51,12 @@ func (s *server) incident(c *gin.Context, max int) (*rootcause.Report, windowInp
 	if s.cfg.CacheTTL > 0 {
 		now = now.Truncate(s.cfg.CacheTTL)
 	}
-	in, err := parseIncidentQuery(c.Request.URL.Query(), now, s.cfg.MaxWindow)
+	v, note := s.withDefaultWindow(c.Request.Context(), c.Request.URL.Query(), now)
+	in, err := parseIncidentQuery(v, now, s.cfg.MaxWindow)
 	if err != nil {
 		return nil, in, err
 	}
+	in.Note = note
 	if in.Query.Top == 0 || in.Query.Top > max {
 		in.Query.Top = max
 	}

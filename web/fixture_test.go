@@ -36,6 +36,21 @@ type fakeBackend struct {
 	// windows it was asked for.
 	edges       []EdgeTime
 	edgeWindows [][2]rootcause.Window
+	// first and last are the store's first and last records (Bounds);
+	// zero first: an empty store; zero last: fixtureNow.
+	first, last time.Time
+}
+
+func (f *fakeBackend) Bounds(ctx context.Context) (first, last time.Time, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.first.IsZero() {
+		return first, last, f.err
+	}
+	if f.last.IsZero() {
+		return f.first, fixtureNow, f.err
+	}
+	return f.first, f.last, f.err
 }
 
 func (f *fakeBackend) EdgeTimes(ctx context.Context, window, baseline rootcause.Window) ([]EdgeTime, error) {
@@ -129,7 +144,7 @@ func fixtureReport() *rootcause.Report {
 	rb := &schema.RunbookRef{ID: fixtureRunbook, Severity: "P1", MTTRTarget: "15m", URL: "/runbooks/" + fixtureRunbook}
 	return &rootcause.Report{
 		Window: rootcause.Window{From: from, To: fixtureNow}, Traces: 18342, FailedTraces: 2113,
-		Baseline: &rootcause.Window{From: from.Add(-time.Hour), To: from},
+		Baseline: &rootcause.Window{From: from.Add(-time.Hour), To: from}, BaselineData: &rootcause.BaselineData{Records: 402113, Minutes: 60},
 		Warnings: []string{"clock skew of up to 840 ms between hosts of checkout and payments was corrected"},
 		Candidates: []rootcause.Candidate{
 			{ID: fixtureRunbook, Rank: 1, Service: "payments", Operation: "POST /charge", Kind: schema.KindDBPoolExhaustion,

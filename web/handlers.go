@@ -26,6 +26,9 @@ func (s *server) incidentPage(c *gin.Context) {
 	}
 	v := newIncidentView(rep, in, s.cfg)
 	v.Graph.addTimes(s.edgeTimes(c.Request.Context(), rep))
+	if v.Empty == "no-data" {
+		v.NewestHref, v.NewestLabel = s.newestWindow(c.Request.Context(), in.Query)
+	}
 	s.render(c, http.StatusOK, "incident", title, v)
 }
 

@@ -17,6 +17,8 @@ import (
 // defaultWindow is the incident window when the request names none: the
 // CLI's (analyze incident), so that / and the CLI rank the same window.
 // An hour would swallow the baseline of an incident that began within it.
+// On a store that holds less than twice this, the server's default is
+// shorter (defaultSince).
 const defaultWindow = 30 * time.Minute
 
 // maxServiceName caps the service filter's length.
@@ -27,6 +29,8 @@ const maxServiceName = 200
 type windowInput struct {
 	Query IncidentQuery
 	Since string
+	// Note says why the default window is not defaultWindow (defaultSince).
+	Note string
 }
 
 // parseIncidentQuery reads from/to, since, service and top. With no window

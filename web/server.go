@@ -23,6 +23,7 @@ type server struct {
 	logins   *loginLimiter
 	key      []byte // random per process: CSRF tokens without a session
 	resent   resentLog
+	bounds   boundsCache // the store's first record, for the default window
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil

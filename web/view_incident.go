@@ -30,6 +30,12 @@ type incidentView struct {
 	RefreshSec  int
 	// TracesURL lists the window's traces (/traces), with its service.
 	TracesURL string
+	// Note says why the default window is shorter than usual;
+	// BaselineLabel what the baseline held.
+	Note, BaselineLabel string
+	// NewestHref opens the store's newest records when the window holds
+	// none because they end before it (newestWindow).
+	NewestHref, NewestLabel string
 }
 
 // preset is one quick window choice.
@@ -61,6 +67,7 @@ func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incident
 		APIURL: "/api/v1/incident?" + incidentQueryString(in), RefreshSec: int(cfg.RefreshInterval / time.Second),
 	}
 	v.WindowLabel = windowLabel(rep.Window, in.Since)
+	v.Note, v.BaselineLabel = in.Note, baselineLabel(rep)
 	v.TracesURL = "/traces?" + incidentQueryString(windowInput{Since: in.Since, Query: IncidentQuery{From: in.Query.From, To: in.Query.To, Service: in.Query.Service}})
 	v.Presets = presets(in)
 	v.Candidates, v.Hidden = candidateViews(rep.Candidates, cfg.MaxCandidates)
@@ -77,6 +84,40 @@ func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incident
 		v.Empty = "healthy"
 	}
 	return v
+}
+
+// baselineLabel says what the window was compared with: the baseline's
+// span, its minutes of data and records, or that there was none.
+func baselineLabel(rep *rootcause.Report) string {
+	b, d := rep.Baseline, rep.BaselineData
+	if b == nil {
+		return "Baseline: none, the store holds nothing around the window to compare it with; every candidate's evidence is weighed as weak."
+	}
+	from := b.From.UTC().Format("15:04")
+	if b.From.UTC().YearDay() != b.To.UTC().YearDay() {
+		from = b.From.UTC().Format("Jan 2 15:04")
+	}
+	s := "Baseline: " + from + " – " + b.To.UTC().Format("15:04") + " UTC"
+	if d != nil {
+		unit := " records"
+		if d.Records == 1 {
+			unit = " record"
+		}
+		s += ", " + fmtMinutes(d.Minutes) + " of data, " + fmtInt(d.Records) + unit
+		if d.Thin {
+			s += " (thin: fewer minutes of data than the window)"
+		}
+	}
+	return s + "."
+}
+
+// fmtMinutes prints minutes of data: "1 minute", "2.5 minutes", "15 minutes".
+func fmtMinutes(m float64) string {
+	s := strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64)
+	if s == "1" {
+		return "1 minute"
+	}
+	return s + " minutes"
 }
 
 func totalRecords(rep *rootcause.Report) int {

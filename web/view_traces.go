@@ -102,10 +102,12 @@ func (s *server) traces(c *gin.Context) (*analysis.TraceList, tracesInput, error
 	if s.cfg.CacheTTL > 0 {
 		now = now.Truncate(s.cfg.CacheTTL)
 	}
-	in, err := parseTracesQuery(c.Request.URL.Query(), now, s.cfg.MaxWindow)
+	qv, note := s.withDefaultWindow(c.Request.Context(), c.Request.URL.Query(), now)
+	in, err := parseTracesQuery(qv, now, s.cfg.MaxWindow)
 	if err != nil {
 		return nil, in, err
 	}
+	in.Window.Note = note
 	q := in.Query
 	key := tracesKey{q.From.UnixNano(), q.To.UnixNano(), q.Service, q.Operation, q.MinDuration, q.Errors, q.Limit}
 	v, err := s.pool.do(c.Request.Context(), key, s.cfg.RequestTimeout, func(actx context.Context) (any, error) {
@@ -170,6 +172,8 @@ type tracesView struct {
 	Rows        []traceListRow
 	IncidentURL string
 	BucketLabel string
+	// Note says why the default window is shorter than usual.
+	Note string
 }
 
 // traceListRow is one row of the list.
@@ -204,7 +208,7 @@ type deployMark struct{ X, Label string }
 
 func newTracesView(l *analysis.TraceList, in tracesInput) tracesView {
 	q := in.Query
-	v := tracesView{List: l, Since: in.Window.Since, Service: q.Service, Operation: q.Operation, Min: in.Min, Errors: q.Errors,
+	v := tracesView{List: l, Since: in.Window.Since, Service: q.Service, Operation: q.Operation, Min: in.Min, Errors: q.Errors, Note: in.Window.Note,
 		WindowLabel: fmtClock(l.Window.From) + " → " + fmtClock(l.Window.To),
 		FromValue:   l.Window.From.UTC().Format("2006-01-02T15:04:05"), ToValue: l.Window.To.UTC().Format("2006-01-02T15:04:05"),
 		BucketLabel: fmtDuration(time.Duration(l.BucketSec * float64(time.Second)).Round(time.Second))}

@@ -40,6 +40,7 @@ var (
 	_ web.TraceLister = (*webBackend)(nil)
 	_ web.StoreNamer  = (*webBackend)(nil)
 	_ web.EdgeTimer   = (*webBackend)(nil)
+	_ web.StoreBounds = (*webBackend)(nil)
 )
 
 func newWebBackend(eng *analysis.Engine) *webBackend { return &webBackend{eng: eng} }
@@ -77,6 +78,13 @@ func (b *webBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*analy
 		return nil, fmt.Errorf("%w: %v", web.ErrBadInput, err)
 	}
 	return list, b.note(err)
+}
+
+// Bounds is the time of the store's oldest and newest records, for the
+// web's default window (web.StoreBounds).
+func (b *webBackend) Bounds(ctx context.Context) (first, last time.Time, err error) {
+	first, last, err = b.eng.Store.Bounds(ctx)
+	return first, last, b.note(err)
 }
 
 // edgeAttrs are the attributes web.TimeEdges reads: those that name the

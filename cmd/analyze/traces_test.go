@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestServeTracesOfTheDemo lists the demo window's failing traces on the
-// web UI (and its dependency map's slowed calls): every row links a trace page that shows a failed trace, the
+// web UI (its dependency map's slowed calls, and its default window,
+// which leaves the demo a baseline): every row links a trace page that shows a failed trace, the
 // filters hold, and the silent fx-rates-api is charted (from its callers'
 // calls) with the baseline's band and the moment it left it.
 func TestServeTracesOfTheDemo(t *testing.T) {
@@ -38,6 +40,16 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	slowed := regexp.MustCompile(`id="slowed-edges">Calls slower than the baseline \(p95\), deepest first: <strong>pricing → fx-rates-api</strong> \d+ ms → [\d.]+ s`)
 	if !slowed.MatchString(page) || !strings.Contains(page, `class="edge-slow" data-edge="pricing → fx-rates-api"`) {
 		t.Errorf("the incident page's map does not mark pricing → fx-rates-api slower than its baseline")
+	}
+	// The default window, on a store that holds the demo's half hour,
+	// leaves it a baseline and ranks the fault first.
+	code, page = httpGet(t, base+"/incident")
+	top := regexp.MustCompile(`<span class="svc">([^<]+)</span>`).FindStringSubmatch(page)
+	if code != 200 || !strings.Contains(page, `id="window-note">The store holds`) || top == nil || top[1] != "fx-rates-api" {
+		t.Errorf("/incident without a window: %d, top candidate %q, or no note of the window chosen", code, top)
+	}
+	if b := regexp.MustCompile(`id="baseline-data">Baseline: [0-9:]+ – [0-9:]+ UTC, ([0-9.]+) minutes of data`).FindStringSubmatch(page); b == nil || atof(b[1]) < 10 {
+		t.Errorf("the default window's baseline: %q, want ten minutes of data or more", b)
 	}
 	code, page = httpGet(t, base+"/traces?"+window+"&errors=1&service=pricing")
 	if code != 200 {
@@ -75,4 +87,9 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	if code, _ := httpGet(t, base+"/api/v1/traces?"+window+"&min=soon"); code != 400 {
 		t.Errorf("min=soon: %d, want 400", code)
 	}
+}
+
+func atof(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
