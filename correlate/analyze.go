@@ -52,13 +52,7 @@ func Analyze(ctx context.Context, st Store, id schema.TraceID, opts Options) (*R
 	}
 	res := AnalyzeRecords(recs, opts)
 	if ws, ok := st.(WindowStore); ok {
-		a := &storeAnalysis{recs: recs, opts: opts, res: res}
-		for _, r := range storeRules() {
-			if !opts.ruleOff(r.name) {
-				r.apply(ctx, ws, a)
-			}
-		}
-		res = a.res
+		res = NewStoreRules(ws, opts).Apply(ctx, recs, res)
 	}
 	res.lead, res.caller = nil, nil
 	if capped {

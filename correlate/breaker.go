@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -71,9 +72,12 @@ type breakerLead struct {
 // suspect becomes what they settle on, and keeps the dependency when they
 // settle nothing. A breaker behind the new suspect is followed the same
 // way, breakerDepth deep at most, never to a dependency already followed;
-// hopRules adjust the suspect after each hop.
+// hopRules adjust the suspect after each hop. The search behind a
+// breaker looks back from the end of the tripQuantum of its fast failure,
+// and is made once for all the traces whose leads fall in that quantum
+// (StoreRules).
 //
-// Constants: breakerDepth.
+// Constants: breakerDepth, tripQuantum.
 // Test: TestRules/breaker_follow (TestAnalyzeFollowsOpenBreakerToTrippingTraces,
 // TestAnalyzeBreakerCountsWalksThroughASuspect for a breaker behind one).
 const ruleBreakerFollow = "breaker_follow"
@@ -88,17 +92,18 @@ func followBreaker(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	if res.lead == nil {
 		return
 	}
-	seen := map[schema.TraceID]bool{res.TraceID: true}
 	var followed []string
 	var prev trip
+	ch := &tripChain{}
 	for depth := 0; depth < breakerDepth && res.lead != nil && res.Suspect != nil; depth++ {
-		lead := res.lead
+		lead := new(breakerLead)
+		*lead = *res.lead // a copy: a remembered trip's next lead is shared
 		res.lead = nil
 		if slices.ContainsFunc(followed, func(d string) bool { return sameService(d, lead.dep) }) {
 			return // the tripping traces name the same silent dependency
 		}
 		followed = append(followed, lead.dep)
-		tr := tripping(ctx, st, lead, opts, seen)
+		tr := a.memo.tripping(ctx, st, lead, opts, ch)
 		if tr.err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf(
 				"cannot read the earlier traces that tripped the breaker on %s: %v", lead.dep, tr.err))
@@ -147,12 +152,54 @@ type tripSearch struct {
 }
 
 // tripping applies breakerRules to lead: it analyses the latest traces
-// before lead.at in which lead.dep failed (or, when it left no failure,
-// in which a caller's call to it failed), and returns the suspect most of
-// them name, how many did, of how many, one example trace, and the lead
-// of the winner when it is itself a silent breaker dependency.
-func tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options,
-	seen map[schema.TraceID]bool) trip {
+// before the end of lead.at's tripQuantum in which lead.dep failed (or,
+// when it left no failure, in which a caller's call to it failed), other
+// than those the breakers followed before it in ch weighed, and returns
+// the suspect most of them name, how many did, of how many, one example
+// trace, and the lead of the winner when it is itself a silent breaker
+// dependency. It sets lead.guards and adds the search to ch. A search
+// already made for the same chain of leads, each in the same tripQuantum,
+// is not made again (m nil: always made); a failed one is not remembered.
+func (m *storeMemo) tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, ch *tripChain) trip {
+	at := quantumEnd(lead.at)
+	key := ch.key + memoKey(ruleBreakerFollow, lead.dep, lead.by, lead.named, at)
+	f, err := memoized(m, key, func() (tripFound, error) {
+		l := &breakerLead{dep: lead.dep, at: at, named: lead.named, by: lead.by}
+		seen := maps.Clone(ch.seen)
+		if seen == nil {
+			seen = map[schema.TraceID]bool{}
+		}
+		tr := search(ctx, st, l, opts, seen)
+		return tripFound{trip: tr, guards: l.guards, seen: seen}, tr.err
+	})
+	if err != nil {
+		return trip{err: err}
+	}
+	lead.guards = f.guards
+	ch.key, ch.seen = key, f.seen
+	return f.trip
+}
+
+// tripFound is a search's outcome: the trip, the dependencies the
+// breaker's own lines named as it read them (breakerLead.guards), and the
+// traces weighed by it and the searches before it in its chain.
+type tripFound struct {
+	trip   trip
+	guards map[string]int
+	seen   map[schema.TraceID]bool
+}
+
+// tripChain is the breakers followed so far for one trace: the key of
+// their searches, and the traces they weighed, which a breaker behind them
+// does not weigh again.
+type tripChain struct {
+	key  string
+	seen map[schema.TraceID]bool
+}
+
+// search applies breakerRules to lead, before lead.at, leaving out the
+// traces of seen and adding those it weighs.
+func search(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, seen map[schema.TraceID]bool) trip {
 	s := &tripSearch{lead: lead, opts: opts, seen: seen}
 	for _, r := range breakerRules() {
 		if opts.ruleOff(r.name) {

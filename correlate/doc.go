@@ -224,7 +224,13 @@
 // through it say where they went on to. The reason
 // quotes the counts and an example trace. A breaker behind a breaker is
 // followed the same way, three deep at most. [AnalyzeRecords], which has
-// no store, stops at the dependency.
+// no store, stops at the dependency; [StoreRules] applies what Analyze
+// does with the store to its results, for a caller that holds many traces'
+// records (incident analysis), so that a trace gets one suspect whichever
+// command asks. Every rule that reads the store looks back from the end of
+// the tripQuantum (10 s) its failure fell in, and reads once for all the
+// traces of that quantum: hundreds of refusals of one breaker follow it
+// once.
 //
 // # Rules
 //
@@ -239,10 +245,10 @@
 // without it. In order:
 //
 //	storeRules, after the per-trace steps:
-//	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore  TestRules/usual_noise
-//	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth                               TestRules/breaker_follow
-//	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin TestRules/troubled_caller
-//	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin TestRules/caller_deploy
+//	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore, tripQuantum TestRules/usual_noise
+//	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth, tripQuantum                  TestRules/breaker_follow
+//	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin, tripQuantum TestRules/troubled_caller
+//	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin, tripQuantum TestRules/caller_deploy
 //
 //	breakerRules, for each breaker followed:
 //	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency

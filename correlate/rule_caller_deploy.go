@@ -41,7 +41,9 @@ const (
 // sends what its callee refuses fails nothing of its own: the callee logs
 // the error. The suspect becomes the caller, of kind bad-deploy.
 //
-// Constants: deployLookback, deploySettle, deployRecentMin; troubleMin and
+// The failure's time is taken at the end of its tripQuantum.
+//
+// Constants: deployLookback, deploySettle, deployRecentMin, tripQuantum; troubleMin and
 // riseFactor of lineRise.
 // Test: TestRules/caller_deploy (TestBlameCallerDeploy).
 const ruleCallerDeploy = "caller_deploy"
@@ -52,6 +54,7 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 		return
 	}
 	own := res.Suspect.Service
+	at := quantumEnd(res.ownAt) // the failure's own record counts
 	if r := &a.recs[res.ownRec]; r.Service != own || signatureOf(r) != res.ownSig {
 		return // the suspect's error is another trace's (an open breaker followed)
 	}
@@ -63,7 +66,7 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 		// Neither spans nor a failed call tell who called it (a trace of
 		// log lines only, whose caller took the refusal in its stride):
 		// the one other service of the trace deployed since is.
-		caller = onlyDeployed(ctx, st, a.recs, own, res.ownAt)
+		caller = onlyDeployed(ctx, st, a.memo, a.recs, own, at)
 	}
 	if caller == "" || caller == own {
 		return
@@ -72,19 +75,21 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	if version == "" {
 		return
 	}
-	at := res.ownAt
-	since, before, err := versionSince(ctx, st, caller, version, at)
+	since, before, err := versionSince(ctx, st, a.memo, caller, version, at)
 	if err != nil || since.IsZero() {
 		return // no earlier version in the lookback: not a deploy
 	}
 	if v := versionIn(a.recs, own); v != "" {
-		if _, ownBefore, err := versionSince(ctx, st, own, v, at); err != nil || ownBefore != "" {
+		if _, ownBefore, err := versionSince(ctx, st, a.memo, own, v, at); err != nil || ownBefore != "" {
 			return // the suspect was deployed too: its own change is as likely
 		}
 	}
-	of := func(r *schema.Record) bool { return signatureOf(r) == res.ownSig }
-	end := at.Add(time.Nanosecond) // the failure's own record counts
-	rise, err := lineRise(ctx, st, own, end, max(end.Sub(since), deployRecentMin), deployLookback, of)
+	sig := res.ownSig
+	recent := max(at.Sub(since), deployRecentMin)
+	rise, err := memoized(a.memo, memoKey(ruleCallerDeploy, own, sig, at, recent), func() (rise, error) {
+		of := func(r *schema.Record) bool { return signatureOf(r) == sig }
+		return lineRise(ctx, st, own, at, recent, deployLookback, of)
+	})
 	if err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read the errors of %s: %v", own, err))
 		return
@@ -129,7 +134,7 @@ func callerOfRecord(recs []schema.Record, i int) string {
 // onlyDeployed is the one service of the trace other than own whose
 // version there is new since deployLookback before at; "" when none is or
 // several are.
-func onlyDeployed(ctx context.Context, st WindowStore, recs []schema.Record, own string, at time.Time) string {
+func onlyDeployed(ctx context.Context, st WindowStore, m *storeMemo, recs []schema.Record, own string, at time.Time) string {
 	found := ""
 	seen := map[string]bool{own: true}
 	for i := range recs {
@@ -142,7 +147,7 @@ func onlyDeployed(ctx context.Context, st WindowStore, recs []schema.Record, own
 		if v == "" {
 			continue
 		}
-		since, _, err := versionSince(ctx, st, svc, v, at)
+		since, _, err := versionSince(ctx, st, m, svc, v, at)
 		if err != nil || since.IsZero() {
 			continue
 		}
@@ -186,8 +191,24 @@ func versionIn(recs []schema.Record, svc string) string {
 // versionSince finds when svc began to run version before at: when its
 // first record of deployLookback earlier ran another version (before),
 // the moment since which its records run this one, to deploySettle.
-// since is zero when the first record already ran it, or none tells.
-func versionSince(ctx context.Context, st WindowStore, svc, version string, at time.Time) (since time.Time, before string, err error) {
+// since is zero when the first record already ran it, or none tells. m
+// remembers the answer.
+func versionSince(ctx context.Context, st WindowStore, m *storeMemo, svc, version string, at time.Time) (since time.Time, before string, err error) {
+	v, err := memoized(m, memoKey(ruleCallerDeploy, svc, version, at), func() (deployed, error) {
+		since, before, err := findVersionSince(ctx, st, svc, version, at)
+		return deployed{since, before}, err
+	})
+	return v.since, v.before, err
+}
+
+// deployed is what versionSince found.
+type deployed struct {
+	since  time.Time
+	before string
+}
+
+// findVersionSince is versionSince, read from the store.
+func findVersionSince(ctx context.Context, st WindowStore, svc, version string, at time.Time) (since time.Time, before string, err error) {
 	// versionAt is the version of svc's first record carrying one at or
 	// after t.
 	versionAt := func(t time.Time) (string, time.Time, error) {

@@ -26,13 +26,14 @@ const (
 // Condition: the suspect is a dependency silent in the trace, named by a
 // failed call of another service (Result.caller), and that caller logged
 // at least troubleMin lines of GC pauses or running out of memory
-// (resource-gc, oom) in the troubleLookback before its call failed, at a
+// (resource-gc, oom) in the troubleLookback before its call failed (the
+// end of the call's tripQuantum), at a
 // higher rate than in the troubleEarlier before that (see lineRise): a
 // paused or dying process times out and drops its own calls, and its
 // dependency may be fine. The suspect becomes the caller, of the kind it
 // logged most.
 //
-// Constants: troubleLookback, troubleEarlier, troubleMin.
+// Constants: troubleLookback, troubleEarlier, troubleMin, tripQuantum.
 // Test: TestRules/troubled_caller (TestBlameTroubledCaller).
 const ruleTroubledCaller = "troubled_caller"
 
@@ -60,30 +61,14 @@ func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) 
 	if c.svc == "" || c.svc == res.Suspect.Service {
 		return
 	}
-	at := c.at.Add(time.Nanosecond) // the failed call's own records count
-	counts := map[schema.Kind]int{}
-	samples := map[schema.Kind]string{}
-	troubled := func(r *schema.Record) bool {
-		if r.Type != schema.TypeLog {
-			return false
-		}
-		k := Classify(r)
-		if k != schema.KindResourceGC && k != schema.KindOOM {
-			return false
-		}
-		if !r.Time.Before(at.Add(-troubleLookback)) { // the recent stretch
-			counts[k]++
-			if samples[k] == "" {
-				samples[k] = messageOf(r)
-			}
-		}
-		return true
-	}
-	rise, err := lineRise(ctx, st, c.svc, at, troubleLookback, troubleEarlier, troubled)
+	t, err := memoized(a.memo, memoKey(ruleTroubledCaller, c.svc, quantumEnd(c.at)), func() (trouble, error) {
+		return troubleBefore(ctx, st, c.svc, quantumEnd(c.at))
+	})
 	if err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read the warnings of %s: %v", c.svc, err))
 		return
 	}
+	rise, counts, samples := t.rise, t.counts, t.samples
 	if rise.recent < troubleMin || !rise.rose() {
 		return // untroubled, or as troubled as usual: not what changed
 	}
@@ -95,4 +80,38 @@ func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) 
 		"%.1f a minute before that: a pausing or dying process fails its own calls",
 		c.svc, rise.recent, kind, troubleLookback, oneLine(samples[kind], 100), rise.perMinute(false)) + ruleTag(ruleTroubledCaller)
 	res.Suspect.Service, res.Suspect.Kind = c.svc, kind
+}
+
+// trouble is what troubleBefore read: how the lines of GC pauses and
+// running out of memory rose, and of each kind, how many came in the
+// recent stretch and the first one's message.
+type trouble struct {
+	rise    rise
+	counts  map[schema.Kind]int
+	samples map[schema.Kind]string
+}
+
+// troubleBefore counts svc's lines of trouble in the troubleLookback
+// before at and in the troubleEarlier before that.
+func troubleBefore(ctx context.Context, st WindowStore, svc string, at time.Time) (trouble, error) {
+	t := trouble{counts: map[schema.Kind]int{}, samples: map[schema.Kind]string{}}
+	troubled := func(r *schema.Record) bool {
+		if r.Type != schema.TypeLog {
+			return false
+		}
+		k := Classify(r)
+		if k != schema.KindResourceGC && k != schema.KindOOM {
+			return false
+		}
+		if !r.Time.Before(at.Add(-troubleLookback)) { // the recent stretch
+			t.counts[k]++
+			if t.samples[k] == "" {
+				t.samples[k] = messageOf(r)
+			}
+		}
+		return true
+	}
+	var err error
+	t.rise, err = lineRise(ctx, st, svc, at, troubleLookback, troubleEarlier, troubled)
+	return t, err
 }

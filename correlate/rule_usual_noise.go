@@ -13,12 +13,13 @@ import (
 // Condition: the suspect failed on its own (no failing dependency) with an
 // error of a kind that need not fail a request (unknown, deterministic,
 // auth, not found; see isWeak), and usualError says its service logged
-// that signature in the breakerLookback before as often as in the
-// usualBefore (an hour) before that, and steadily since the oldest part of
-// what the store holds. The trace is walked again with that error treated
+// that signature in the breakerLookback before (the end of the
+// tripQuantum of the error) as often as in the usualBefore (an hour)
+// before that, and steadily since the oldest part of what the store
+// holds. The trace is walked again with that error treated
 // as incidental, up to usualRounds times.
 //
-// Constants: usualRounds, breakerLookback, usualBefore.
+// Constants: usualRounds, breakerLookback, usualBefore, tripQuantum.
 // Test: TestRules/usual_noise (TestAnalyzeSkipsUsualNoise).
 const ruleUsualNoise = "usual_noise"
 
@@ -27,7 +28,7 @@ const usualRounds = 3
 
 func passOverUsualNoise(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	var err error
-	if a.res, err = skipUsual(ctx, st, a.recs, a.res, a.opts); err != nil {
+	if a.res, err = skipUsual(ctx, st, a.memo, a.recs, a.res, a.opts); err != nil {
 		a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("cannot read how often %s logged its error before: %v",
 			a.res.Suspect.Service, err))
 	}
@@ -39,7 +40,7 @@ func passOverUsualNoise(ctx context.Context, st WindowStore, a *storeAnalysis) {
 // it always makes (a locale it cannot resolve, an audit sink refusing),
 // not what failed this trace. The walk then treats that error as
 // incidental and settles elsewhere, when anything else failed.
-func skipUsual(ctx context.Context, st WindowStore, recs []schema.Record, res *Result, opts Options) (*Result, error) {
+func skipUsual(ctx context.Context, st WindowStore, memo *storeMemo, recs []schema.Record, res *Result, opts Options) (*Result, error) {
 	seen := map[schema.Signature]bool{}
 	for range usualRounds {
 		s := res.Suspect
@@ -47,7 +48,10 @@ func skipUsual(ctx context.Context, st WindowStore, recs []schema.Record, res *R
 			return res, nil
 		}
 		seen[res.ownSig] = true
-		usual, err := usualError(ctx, st, s.Service, res.ownSig, res.ownAt, map[schema.Signature]bool{})
+		at, sig := quantumEnd(res.ownAt), res.ownSig
+		usual, err := memoized(memo, memoKey(ruleUsualNoise, s.Service, sig, at), func() (bool, error) {
+			return usualError(ctx, st, s.Service, sig, at, map[schema.Signature]bool{})
+		})
 		if err != nil || !usual {
 			return res, err
 		}

@@ -25,11 +25,13 @@ type storeRule struct {
 }
 
 // storeAnalysis is what the store rules share: the trace's records, the
-// options, and the result so far.
+// options, the result so far, and what the rules already found for other
+// traces (StoreRules).
 type storeAnalysis struct {
 	recs []schema.Record
 	opts Options
 	res  *Result
+	memo *storeMemo
 }
 
 // storeRules are the rules of Analyze that consult the store, in order.

@@ -1,0 +1,110 @@
+package correlate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// StoreRules applies the rules of Analyze that read the store beyond one
+// trace (storeRules: usual_noise, breaker_follow, troubled_caller,
+// caller_deploy) to results of AnalyzeRecords, so that a caller that
+// already holds a trace's records (incident analysis, over every failing
+// trace of a window) gives each trace the suspect Analyze gives it.
+//
+// A StoreRules remembers what its rules found (storeMemo): the failures
+// that tripped one breaker, a service's trouble or usual noise, in one
+// tripQuantum, are read and weighed once, however many traces lead to
+// them. It is not safe for concurrent use; make one per analysis, since
+// it keeps what it found.
+type StoreRules struct {
+	st   WindowStore
+	opts Options
+	memo *storeMemo
+}
+
+// NewStoreRules returns the store rules of st, with the options the
+// results to apply them to were analysed with.
+func NewStoreRules(st WindowStore, opts Options) *StoreRules {
+	return &StoreRules{st: st, opts: opts, memo: newStoreMemo()}
+}
+
+// Apply applies the store rules to res, the result of AnalyzeRecords(recs,
+// opts) for the options given to NewStoreRules, and returns the result
+// Analyze gives for those records: res itself, changed, or a new Result
+// (usual_noise walks the trace again). recs is neither modified nor
+// retained. A result with nothing for the rules to follow (no breaker
+// lead, no silent callee, no error of the suspect's own) costs no read;
+// a store that fails to read leaves a warning on the result.
+func (s *StoreRules) Apply(ctx context.Context, recs []schema.Record, res *Result) *Result {
+	if res == nil {
+		return nil
+	}
+	a := &storeAnalysis{recs: recs, opts: s.opts, res: res, memo: s.memo}
+	for _, r := range storeRules() {
+		if !s.opts.ruleOff(r.name) {
+			r.apply(ctx, s.st, a)
+		}
+	}
+	a.res.lead, a.res.caller = nil, nil
+	return a.res
+}
+
+// tripQuantum is the stretch whose traces share what the store rules
+// read: a rule looks back from the end of the tripQuantum the failure it
+// follows fell in (quantumEnd), not from the failure itself. Hundreds of
+// traces a breaker refused within seconds then read and weigh the failures
+// that tripped it once (and a caller's trouble, a service's usual noise,
+// a caller's new version are each read once), and a trace gets the same
+// suspect whichever other traces were analysed with it (analyze trace,
+// analyze incident). A lookback gains at most tripQuantum after the
+// failure: the same dependency failing on, the same trouble going on.
+const tripQuantum = 10 * time.Second
+
+// quantumEnd is the end of the tripQuantum that t falls in: after t, by
+// at most tripQuantum.
+func quantumEnd(t time.Time) time.Time {
+	return t.Truncate(tripQuantum).Add(tripQuantum)
+}
+
+// storeMemo remembers what the store rules of one StoreRules found, by a
+// key of everything each finding depends on (memoKey); nil remembers
+// nothing.
+type storeMemo struct {
+	found map[string]any
+}
+
+func newStoreMemo() *storeMemo { return &storeMemo{found: map[string]any{}} }
+
+// memoized returns what f gives for key, calling f only the first time m
+// is asked for key. An error is returned, never remembered.
+func memoized[T any](m *storeMemo, key string, f func() (T, error)) (T, error) {
+	if m != nil {
+		if v, ok := m.found[key]; ok {
+			return v.(T), nil
+		}
+	}
+	v, err := f()
+	if m != nil && err == nil {
+		m.found[key] = v
+	}
+	return v, err
+}
+
+// memoKey joins the parts of a finding's key: the rule's name first, a
+// time as nanoseconds.
+func memoKey(parts ...any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch v := p.(type) {
+		case time.Time:
+			fmt.Fprintf(&b, "%d\x00", v.UnixNano())
+		default:
+			fmt.Fprintf(&b, "%v\x00", v)
+		}
+	}
+	return b.String()
+}
