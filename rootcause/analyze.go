@@ -78,16 +78,22 @@ func (o Options) withDefaults() Options {
 // Analyze reads the window and its baseline from st and ranks the
 // root-cause candidates. An empty window is ErrNoData.
 func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, error) {
+	rep, _, err := analyzeStore(ctx, st, q, opt)
+	return rep, err
+}
+
+// analyzeStore is Analyze, also returning what the window's traces said.
+func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report, *traceVotes, error) {
 	if !q.To.After(q.From) {
-		return nil, ErrBadWindow
+		return nil, nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
 	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if win.n == 0 {
-		return nil, ErrNoData
+		return nil, nil, ErrNoData
 	}
 	// The baseline is read and profiled on another core while the
 	// window's traces are explained.
@@ -146,7 +152,7 @@ func Analyze(ctx context.Context, st Store, q Query, opt Options) (*Report, erro
 		}
 		return base, nil
 	}
-	return analyze(win, loadBase, q, opt)
+	return analyze(win, loadBase, q, opt, newStoreRules(ctx, st, opt.Correlate))
 }
 
 // baselineSpan is how far before the window the baseline reaches: the
@@ -274,9 +280,9 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, 
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
 	opt = opt.withDefaults()
-	rep, _ := analyze(profile(window, q.From, q.To, opt.Buckets), func() (*loaded, error) {
+	rep, _, _ := analyze(profile(window, q.From, q.To, opt.Buckets), func() (*loaded, error) {
 		return profile(baseline, baseWin.From, baseWin.To, 0), nil
-	}, q, opt)
+	}, q, opt, nil)
 	return rep
 }
 
@@ -322,14 +328,15 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 
 // analyze ranks the candidates of window against the baseline that
 // loadBase gives; the baseline is loaded and profiled concurrently with
-// the explanation of the window's traces.
-func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Options) (*Report, error) {
+// the explanation of the window's traces. sr, when not nil, applies the
+// store's rules to each failing trace (Analyze).
+func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Options, sr *storeRules) (*Report, *traceVotes, error) {
 	bp := startBase(loadBase)
 	w := window.p
-	tr := analyzeTraces(window, bp, opt)
+	tr := analyzeTraces(window, bp, opt, sr)
 	b := bp.get()
 	if bp.err != nil {
-		return nil, bp.err
+		return nil, nil, bp.err
 	}
 	baseWin := bp.win
 	rep := &Report{
@@ -374,5 +381,5 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	rep.Candidates = cands
 	rep.Services = summarize(w, cands, tr, opt.Buckets)
 	rep.Edges = tr.edgeList()
-	return rep, nil
+	return rep, tr, nil
 }

@@ -23,6 +23,8 @@ type traceVotes struct {
 	// rollouts counts the traces served before and after each version
 	// first seen during the window (deploy_effect).
 	rollouts rollouts
+	// votes are the failing traces' votes, as tallied.
+	votes []vote
 }
 
 // serviceVotes collects, for one service, the failing traces that point at it.
@@ -38,12 +40,16 @@ type serviceVotes struct {
 	discredited map[string]int
 	// paused counts the services its failed calls named while it was
 	// itself pausing for GC or short of memory.
-	paused   map[string]int
-	kinds    map[schema.Kind]int
-	sigs     map[schema.Signature]*sigVote
-	examples []example
-	entries  map[string]int
-	first    time.Time
+	paused map[string]int
+	kinds  map[schema.Kind]int
+	sigs   map[schema.Signature]*sigVote
+	// examples are the traces whose own suspect it is (traceSuspect),
+	// others those whose votes reached it otherwise (a name settled, a
+	// pointer chain followed): an example, opened, names the candidate.
+	// Once the votes are tallied, examples are others when it has none.
+	examples, others []example
+	entries          map[string]int
+	first            time.Time
 	// pointedW is pointedBy's traces weighted by novelty; firstNew is the
 	// earliest of its votes that the baseline's rate does not explain
 	// (novelty): errors as frequent as in the baseline begin nothing.
@@ -119,8 +125,10 @@ func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record
 
 // analyzeTraces explains every trace of the window and tallies the votes.
 // The baseline's profile is only needed, and waited for, once the votes
-// are weighed.
-func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
+// are weighed. Each failing trace is explained as `analyze trace` explains
+// it (explain): its vote starts from the suspect the trace's own analysis
+// names.
+func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) *traceVotes {
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
 	w.timing.keep = true
@@ -136,7 +144,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 			tv.rollouts.count(served, false)
 			return // a trace fails only by an error record: nothing to explain
 		}
-		res := correlate.AnalyzeRecords(recs, opt.Correlate)
+		res := sr.explain(recs, opt.Correlate)
 		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
 		tv.rollouts.count(served, failed)
 		if !failed {
@@ -177,6 +185,12 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
+	for _, sv := range tv.services {
+		if len(sv.examples) == 0 {
+			sv.examples, sv.others = sv.others, nil
+		}
+	}
+	tv.votes = votes
 	return tv
 }
 
@@ -184,8 +198,11 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options) *traceVotes {
 type vote struct {
 	trace  schema.TraceID
 	origin correlate.Event
-	target string
-	kind   schema.Kind
+	// suspect is the trace's own suspect (traceSuspect), target where its
+	// vote goes as the window's votes are weighed.
+	suspect string
+	target  string
+	kind    schema.Kind
 	// news is the novelty of its origin's error: how much of it the
 	// baseline's rate does not explain (what the trace explains); weight
 	// is the same, at least chainFloor (where failures lead).
@@ -219,11 +236,9 @@ type hop struct {
 }
 
 func newVote(res *correlate.Result, entry string, weight float64) vote {
-	v := vote{trace: res.TraceID, origin: *res.Origin, target: res.Origin.Service,
-		kind: res.Origin.Class, weight: weight, entry: entry}
-	if res.Suspect != nil && res.Suspect.Service != "" {
-		v.target, v.kind = res.Suspect.Service, res.Suspect.Kind
-	}
+	v := vote{trace: res.TraceID, origin: *res.Origin, weight: weight, entry: entry}
+	v.target, v.kind = traceSuspect(res)
+	v.suspect = v.target
 	for _, c := range res.Cascade {
 		v.cascade = append(v.cascade, c.Service)
 	}
@@ -442,7 +457,11 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 	if sv.first.IsZero() || o.Timestamp.Before(sv.first) {
 		sv.first = o.Timestamp
 	}
-	sv.examples = append(sv.examples, example{id: v.trace, at: o.Timestamp})
+	if ex := (example{id: v.trace, at: o.Timestamp}); v.suspect == target {
+		sv.examples = append(sv.examples, ex)
+	} else {
+		sv.others = append(sv.others, ex)
+	}
 	for _, c := range v.cascade {
 		if c != target {
 			tv.service(c).cascade++

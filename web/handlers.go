@@ -73,7 +73,9 @@ func (s *server) tracePage(c *gin.Context) {
 		rows = min(n, max(maxRowsParam, rows))
 	}
 	v := newTraceView(res, s.cfg.PublicURL, rows)
-	v.setRunbook(s.suspectRunbook(c, res))
+	ref, inc := s.suspectRunbook(c, res)
+	v.setRunbook(ref)
+	v.Incident = inc
 	if sn, ok := s.backend.(StoreNamer); ok {
 		v.CLI = "analyze trace" + sn.StoreFlag() + " " + v.ID
 	}
@@ -84,13 +86,22 @@ func (s *server) tracePage(c *gin.Context) {
 // ?runbook= names (the incident page's link to this trace) when it was
 // written for the trace's suspect, else the one the analysis linked (the
 // latest incident's runbook of the suspect, or its kind's generic one).
-func (s *server) suspectRunbook(c *gin.Context, res *correlate.Result) *schema.RunbookRef {
-	if q := c.Query("runbook"); q != "" && res.Suspect != nil {
-		if rb, err := s.runbook(c, q); err == nil && !rb.Generic && rb.Service == res.Suspect.Service {
-			return rb.Ref()
+// The incident's runbook is also its view of the trace (incidentSuspect).
+func (s *server) suspectRunbook(c *gin.Context, res *correlate.Result) (*schema.RunbookRef, *incidentSuspect) {
+	if q := c.Query("runbook"); q != "" {
+		if rb, err := s.runbook(c, q); err == nil && !rb.Generic {
+			if res.Suspect != nil && rb.Service == res.Suspect.Service {
+				return rb.Ref(), newIncidentSuspect(rb, res.Suspect)
+			}
+			return res.Runbook, newIncidentSuspect(rb, res.Suspect)
 		}
 	}
-	return res.Runbook
+	if ref := res.Runbook; ref != nil && res.Suspect != nil && !schema.Kind(ref.ID).Valid() {
+		if rb, err := s.runbook(c, ref.ID); err == nil && !rb.Generic && rb.Service == res.Suspect.Service {
+			return ref, newIncidentSuspect(rb, res.Suspect)
+		}
+	}
+	return res.Runbook, nil
 }
 
 // runbookView is what the runbook page renders.

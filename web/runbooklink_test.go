@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -111,5 +112,44 @@ func TestTraceCLINamesTheStore(t *testing.T) {
 	page := get(newTestHandler(t, Config{}, namedStore{newFixtureBackend()}), "/trace/"+string(fixtureTrace)).Body.String()
 	if !strings.Contains(page, "<code class=\"q\">analyze trace --store /srv/faultline.db "+string(fixtureTrace)+"</code>") {
 		t.Errorf("the trace page's CLI command does not name the store")
+	}
+}
+
+// TestTraceShowsIncidentView: where the incident that links a trace (by
+// ?runbook=, or the analysis's link to its runbook) names the trace's
+// suspect with another kind, the trace page shows the incident's kind and
+// says what the trace alone shows; where it ranks another service, the
+// page says so and links its runbook; where they agree it adds nothing.
+func TestTraceShowsIncidentView(t *testing.T) {
+	b := newFixtureBackend()
+	res := fixtureResult()
+	res.Suspect.Kind = schema.KindCircuitOpen // the breaker in front of payments was open
+	b.traces[fixtureTrace] = res
+	b.runbooks["c-checkout-timeout"] = &runbookgen.Runbook{ID: "c-checkout-timeout", Service: "checkout", Kind: schema.KindTimeout,
+		Severity: "P2", MTTRTarget: "1h", From: fixtureNow.Add(-time.Hour), To: fixtureNow}
+	h := newTestHandler(t, Config{}, b)
+	suspect := func(page string) string {
+		i := strings.Index(page, `<div class="suspect">`)
+		j := strings.Index(page, `id="trace-runbook"`)
+		if i < 0 || j < i {
+			t.Fatalf("no suspect or runbook button on the page")
+		}
+		return page[i:j]
+	}
+	for _, q := range []string{"?runbook=" + fixtureRunbook, ""} {
+		s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+q))
+		if !strings.Contains(s, `<h3>Suspect: <strong>payments</strong> <span class="kind kind-db-pool-exhaustion">`) ||
+			!strings.Contains(s, "classes the failure of payments as <strong>db-pool-exhaustion</strong>; this trace alone shows <strong>circuit-open</strong> (a breaker") {
+			t.Errorf("%q: the suspect does not show the incident's kind beside the trace's:\n%s", q, s)
+		}
+	}
+	s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook=c-checkout-timeout"))
+	if !strings.Contains(s, `The incident (03:30–04:30 UTC) this trace was opened from ranks <strong>checkout</strong>`) ||
+		!strings.Contains(s, `this trace on its own points at payments. <a href="/runbooks/c-checkout-timeout">`) {
+		t.Errorf("opened from another service's candidate: %s", s)
+	}
+	b.traces[fixtureTrace] = fixtureResult()
+	if s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook="+fixtureRunbook)); strings.Contains(s, "incident-view") {
+		t.Errorf("the incident and the trace agree, yet the page notes a difference: %s", s)
 	}
 }

@@ -40,6 +40,9 @@ type traceView struct {
 	// RunbookInfo its severity and MTTR target.
 	RunbookLabel string
 	RunbookInfo  *schema.RunbookRef
+	// Incident is the incident's view where it differs from the
+	// trace's own (suspectRunbook); nil when they agree or none is known.
+	Incident *incidentSuspect
 }
 
 // cascadeStep is one "X failed because of Y" line; Time is on the trace's
