@@ -230,7 +230,7 @@ func browseIncident(t *testing.T, b *browser, base string) {
 	if got := b.eval(t, `document.querySelectorAll('.node-origin .rolelabel').length + ''`); got != "1" {
 		t.Errorf("%s origin labels", got)
 	}
-	if got := b.eval(t, `document.querySelector('.tl-origin .onset-label').textContent`); !strings.Contains(got, "onset 04:08:00") {
+	if got := b.eval(t, `document.querySelector('.tl-origin .onset-label').textContent`); !strings.Contains(got, "first error 04:08:00") {
 		t.Errorf("origin onset label = %q", got)
 	}
 	b.screenshot(t, "incident")

@@ -45,7 +45,12 @@ func inlineAt(s string, depth int) (mdSpan, int) {
 	switch s[0] {
 	case '`':
 		if text, n := codeSpanAt(s); n > 0 {
-			return mdSpan{Kind: "code", Text: text}, n
+			sp := mdSpan{Kind: "code", Text: text}
+			if isTraceID(text) {
+				// A runbook's example traces open their pages.
+				sp.Href = "/trace/" + text
+			}
+			return sp, n
 		}
 		// An unmatched run of backticks is literal text, all of it: no
 		// span may start inside it.
@@ -145,4 +150,18 @@ func splitCells(t string) []string {
 		}
 	}
 	return append(cells, t[min(start, len(t)):])
+}
+
+// isTraceID says whether s is a trace id as faultline writes them: 32
+// lowercase hex digits.
+func isTraceID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

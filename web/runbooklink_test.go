@@ -153,3 +153,26 @@ func TestTraceShowsIncidentView(t *testing.T) {
 		t.Errorf("the incident and the trace agree, yet the page notes a difference: %s", s)
 	}
 }
+
+// TestRunbookTraceIDsLink: a trace id a runbook names in code (its
+// example traces) opens the trace page; other code does not link.
+func TestRunbookTraceIDsLink(t *testing.T) {
+	sp := parseInline("**Example traces:** `" + string(fixtureTrace) + "`, `9f1c2e3d4b5a6978`, `" + strings.ToUpper(string(fixtureTrace)) + "`")
+	var hrefs []string
+	for _, s := range sp {
+		if s.Kind == "code" {
+			hrefs = append(hrefs, s.Href)
+		}
+	}
+	if len(hrefs) != 3 || hrefs[0] != "/trace/"+string(fixtureTrace) || hrefs[1] != "" || hrefs[2] != "" {
+		t.Errorf("code spans link %q; want only the trace id's", hrefs)
+	}
+	b := newFixtureBackend()
+	rb := *b.runbooks[fixtureRunbook]
+	rb.Markdown += "\n\n- **Example traces:** `" + string(fixtureTrace) + "`\n"
+	b.runbooks[fixtureRunbook] = &rb
+	page := getOK(t, newTestHandler(t, Config{}, b), "/runbooks/"+fixtureRunbook)
+	if want := `<a href="/trace/` + string(fixtureTrace) + `"><code>` + string(fixtureTrace) + `</code></a>`; !strings.Contains(page, want) {
+		t.Errorf("the runbook page lacks %s", want)
+	}
+}

@@ -95,7 +95,7 @@ func newTLRow(s rootcause.ServiceSummary, role string, w rootcause.Window) tlRow
 	if !s.Onset.IsZero() && span > 0 {
 		x := float64(s.Onset.Sub(w.From)) / float64(span) * float64(r.Buckets)
 		r.HasOnset, r.OnsetX = true, fmtFloat(min(max(x, 0), float64(r.Buckets)))
-		r.OnsetLabel = "onset " + s.Onset.UTC().Format("15:04:05")
+		r.OnsetLabel = "first error " + s.Onset.UTC().Format("15:04:05")
 	}
 	return r
 }

@@ -19,7 +19,7 @@ func TestTimelineOrderAndQuietServices(t *testing.T) {
 		t.Errorf("quiet = %+v", v.Quiet)
 	}
 	origin := v.Rows[0]
-	if !origin.HasOnset || origin.OnsetLabel != "onset 04:08:00" || origin.OnsetX != "38.0" || origin.RoleLabel != "ORIGIN" {
+	if !origin.HasOnset || origin.OnsetLabel != "first error 04:08:00" || origin.OnsetX != "38.0" || origin.RoleLabel != "ORIGIN" {
 		t.Errorf("origin row = %+v", origin)
 	}
 }

@@ -20,7 +20,8 @@ func (f *fakeBackend) Traces(ctx context.Context, q analysis.TracesQuery) (*anal
 	if f.err != nil {
 		return nil, f.err
 	}
-	l := &analysis.TraceList{Window: rootcause.Window{From: q.From, To: q.To}, BucketSec: 120, Traces: 2}
+	l := &analysis.TraceList{Window: rootcause.Window{From: q.From, To: q.To}, BucketSec: 120, Traces: 2,
+		Baseline: &rootcause.Window{From: q.From.Add(-q.To.Sub(q.From)), To: q.From}}
 	for _, id := range []schema.TraceID{fixtureTrace, fixtureTrace2} {
 		res := f.traces[id]
 		if q.Service != "" && !strings.Contains(strings.Join(res.Services, ","), q.Service) {
@@ -50,7 +51,8 @@ func TestTracesPage(t *testing.T) {
 	h := newTestHandler(t, Config{}, newFixtureBackend())
 	page := get(h, "/traces?since=1h&errors=1").Body.String()
 	for _, want := range []string{`class="trace-link" href="/trace/` + string(fixtureTrace) + `"`, "pq: connection pool exhausted",
-		`id="svc-payments"`, `class="band"`, "left its baseline at 04:08:00", "version 2.4.1 first seen 04:07:00", "checked> failing only"} {
+		`id="svc-payments"`, `class="band"`, "left its baseline at 04:08:00", "version 2.4.1 first seen 04:07:00", "checked> failing only",
+		"shaded: the usual range of the 1h before the window (02:30–03:30)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/traces lacks %q", want)
 		}

@@ -28,8 +28,10 @@ type incidentView struct {
 	Empty       string // "no-data", "healthy" or ""
 	APIURL      string
 	RefreshSec  int
-	// TracesURL lists the window's traces (/traces), with its service.
-	TracesURL string
+	// TracesURL lists the window's traces (/traces), with its service;
+	// FailingURL its failing ones. SilentService is the service filter
+	// when that service leaves no records of its own (tracesURLs).
+	TracesURL, FailingURL, SilentService string
 	// Note says why the default window is shorter than usual;
 	// BaselineLabel what the baseline held.
 	Note, BaselineLabel string
@@ -68,7 +70,7 @@ func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incident
 	}
 	v.WindowLabel = windowLabel(rep.Window, in.Since)
 	v.Note, v.BaselineLabel = in.Note, baselineLabel(rep)
-	v.TracesURL = "/traces?" + incidentQueryString(windowInput{Since: in.Since, Query: IncidentQuery{From: in.Query.From, To: in.Query.To, Service: in.Query.Service}})
+	v.TracesURL, v.FailingURL, v.SilentService = tracesURLs(rep, in)
 	v.Presets = presets(in)
 	v.Candidates, v.Hidden = candidateViews(rep.Candidates, cfg.MaxCandidates)
 	roles := serviceRoles(rep)
@@ -84,6 +86,37 @@ func newIncidentView(rep *rootcause.Report, in windowInput, cfg Config) incident
 		v.Empty = "healthy"
 	}
 	return v
+}
+
+// tracesURLs link the window's traces and its failing ones, narrowed to
+// the page's service. A service that leaves no records of its own (a
+// third-party API) is in no trace's list of services, so the links list
+// every trace of the window and open at its chart, drawn from its
+// callers' calls to it; silent is then its name.
+func tracesURLs(rep *rootcause.Report, in windowInput) (all, failing, silent string) {
+	w := windowInput{Since: in.Since, Query: IncidentQuery{From: in.Query.From, To: in.Query.To, Service: in.Query.Service}}
+	anchor := ""
+	if svc := in.Query.Service; svc != "" && leavesNoRecords(rep, svc) {
+		w.Query.Service, anchor, silent = "", "#svc-"+url.PathEscape(svc), svc
+	}
+	q := incidentQueryString(w)
+	return "/traces?" + q + anchor, "/traces?" + q + "&errors=1" + anchor, silent
+}
+
+// leavesNoRecords says whether svc is in rep only through others: a
+// summary without records, or a candidate without a summary.
+func leavesNoRecords(rep *rootcause.Report, svc string) bool {
+	for _, s := range rep.Services {
+		if s.Service == svc {
+			return s.Records == 0
+		}
+	}
+	for _, c := range rep.Candidates {
+		if c.Service == svc {
+			return true
+		}
+	}
+	return false
 }
 
 // baselineLabel says what the window was compared with: the baseline's

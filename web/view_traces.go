@@ -174,6 +174,10 @@ type tracesView struct {
 	BucketLabel string
 	// Note says why the default window is shorter than usual.
 	Note string
+	// BandLabel says where the shaded bands come from: the stretch as
+	// long as the window just before it, not the incident page's
+	// baseline (rootcause's, up to an hour).
+	BandLabel string
 }
 
 // traceListRow is one row of the list.
@@ -217,6 +221,12 @@ func newTracesView(l *analysis.TraceList, in tracesInput) tracesView {
 		iq.Set("service", q.Service)
 	}
 	v.IncidentURL = "/incident?" + iq.Encode()
+	v.BandLabel = "the usual range of the " + fmtDuration(l.Window.To.Sub(l.Window.From)) + " before the window"
+	if b := l.Baseline; b != nil {
+		v.BandLabel += " (" + b.From.UTC().Format("15:04") + "–" + b.To.UTC().Format("15:04") + ")"
+	} else {
+		v.BandLabel += ", which holds nothing: no band"
+	}
 	for _, st := range l.Services {
 		v.ServiceList = append(v.ServiceList, st.Service)
 		v.Services = append(v.Services, newServiceChart(st, l, in))
