@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/runbookgen"
@@ -76,6 +77,7 @@ func (s *server) tracePage(c *gin.Context) {
 	ref, inc := s.suspectRunbook(c, res)
 	v.setRunbook(ref)
 	v.Incident = inc
+	v.IncidentHref, v.IncidentLabel = s.incidentOfTrace(c, res, ref)
 	if sn, ok := s.backend.(StoreNamer); ok {
 		v.CLI = "analyze trace" + sn.StoreFlag() + " " + v.ID
 	}
@@ -102,6 +104,29 @@ func (s *server) suspectRunbook(c *gin.Context, res *correlate.Result) (*schema.
 		}
 	}
 	return res.Runbook, nil
+}
+
+// aroundTrace is the incident window the trace page links when it knows
+// no incident's: this much before and after the trace's start.
+const aroundTrace = 15 * time.Minute
+
+// incidentOfTrace links the trace page back to an incident: the window
+// of the incident's runbook its button opens, else the half hour around
+// the trace.
+func (s *server) incidentOfTrace(c *gin.Context, res *correlate.Result, ref *schema.RunbookRef) (href, label string) {
+	if ref != nil && !schema.Kind(ref.ID).Valid() {
+		if rb, err := s.runbook(c, ref.ID); err == nil && !rb.From.IsZero() && rb.To.After(rb.From) {
+			q := url.Values{"from": {rb.From.UTC().Format(time.RFC3339)}, "to": {rb.To.UTC().Format(time.RFC3339)}}
+			return "/incident?" + q.Encode(), "The incident (" + rb.From.UTC().Format("15:04") + "–" + rb.To.UTC().Format("15:04 UTC") + ")"
+		}
+	}
+	if res.Start.IsZero() {
+		return "", ""
+	}
+	from := res.Start.Add(-aroundTrace).Truncate(time.Minute)
+	to := res.Start.Add(aroundTrace).Truncate(time.Minute).Add(time.Minute)
+	q := url.Values{"from": {from.UTC().Format(time.RFC3339)}, "to": {to.UTC().Format(time.RFC3339)}}
+	return "/incident?" + q.Encode(), "The incident window around it (" + from.UTC().Format("15:04") + "–" + to.UTC().Format("15:04 UTC") + ")"
 }
 
 // runbookView is what the runbook page renders.

@@ -176,3 +176,24 @@ func TestRunbookTraceIDsLink(t *testing.T) {
 		t.Errorf("the runbook page lacks %s", want)
 	}
 }
+
+// TestTraceLinksItsIncident: the trace page links back to the incident
+// whose runbook its button opens, else to the half hour around the trace.
+func TestTraceLinksItsIncident(t *testing.T) {
+	b := newFixtureBackend()
+	rb := *b.runbooks[fixtureRunbook]
+	rb.From, rb.To = fixtureNow.Add(-time.Hour), fixtureNow
+	b.runbooks[fixtureRunbook] = &rb
+	h := newTestHandler(t, Config{}, b)
+	page := getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook="+fixtureRunbook)
+	if want := `<a href="/incident?from=2026-11-30T03%3A30%3A00Z&amp;to=2026-11-30T04%3A30%3A00Z" id="trace-incident">← The incident (03:30–04:30 UTC)</a>`; !strings.Contains(page, want) {
+		t.Errorf("the trace page lacks %s", want)
+	}
+	res := fixtureResult()
+	res.Runbook = &schema.RunbookRef{ID: "timeout"}
+	b.traces[fixtureTrace] = res
+	page = getOK(t, h, "/trace/"+string(fixtureTrace))
+	if want := `<a href="/incident?from=2026-11-30T03%3A53%3A00Z&amp;to=2026-11-30T04%3A24%3A00Z" id="trace-incident">← The incident window around it (03:53–04:24 UTC)</a>`; !strings.Contains(page, want) {
+		t.Errorf("the trace page lacks %s", want)
+	}
+}

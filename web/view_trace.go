@@ -43,6 +43,8 @@ type traceView struct {
 	// Incident is the incident's view where it differs from the
 	// trace's own (suspectRunbook); nil when they agree or none is known.
 	Incident *incidentSuspect
+	// IncidentHref links back to the incident window (incidentOfTrace).
+	IncidentHref, IncidentLabel string
 }
 
 // cascadeStep is one "X failed because of Y" line; Time is on the trace's
