@@ -116,13 +116,13 @@ func (s *storeFlags) openEngine(ctx context.Context, readOnly bool, log *slog.Lo
 	if !readOnly && !s.create {
 		probe, err := store.Open(ctx, s.url, store.Options{ReadOnly: true, Logger: log})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, withDemoHint(s.url, err)
 		}
 		probe.Close()
 	}
 	st, err := s.open(ctx, readOnly, log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, withDemoHint(s.url, err)
 	}
 	gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: s.runbooks, PublicURL: s.public, Store: s.url}, log)
 	if err != nil {

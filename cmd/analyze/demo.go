@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -54,13 +56,30 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		return fail(e, "demo", err)
 	}
 	if !flagSet(fs, "store") {
-		f.url = "faultline-demo.db"
+		f.url = demoStore
 	}
 	f.create = true
 	if err := demo(ctx, e, &f); err != nil {
 		return fail(e, "demo", err)
 	}
 	return exitOK
+}
+
+// demoStore is where analyze demo puts its store when --store is not given.
+const demoStore = "faultline-demo.db"
+
+// withDemoHint adds to a store that is not there, when the demo's store is
+// in the working folder, how to read that one: a new user runs analyze
+// demo, then the README's analyze incident --since 30m, whose default
+// store is another file.
+func withDemoHint(url string, err error) error {
+	if !errors.Is(err, store.ErrNoStore) || filepath.Clean(url) == demoStore {
+		return err
+	}
+	if fi, serr := os.Stat(demoStore); serr != nil || !fi.Mode().IsRegular() {
+		return err
+	}
+	return fmt.Errorf("%w; the demo's store is %s here: add --store %s", err, demoStore, demoStore)
 }
 
 func demo(ctx context.Context, e *env, f *demoFlags) error {

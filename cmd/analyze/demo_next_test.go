@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -143,5 +144,25 @@ func TestVersion(t *testing.T) {
 	code, out, errs := runCmd(t, "--version")
 	if code != exitOK || !strings.HasPrefix(out, "analyze ") || !strings.Contains(out, runtime.Version()) || errs != "" {
 		t.Errorf("analyze --version: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestDemoStoreHint: after analyze demo, the README's commands without
+// --store read the default store, another file; when it is not there and
+// the demo's is, the error says how to read the demo's.
+func TestDemoStoreHint(t *testing.T) {
+	t.Setenv("FAULTLINE_STORE", "")
+	t.Chdir(t.TempDir())
+	code, _, errs := runCmd(t, "incident", "--since", "30m")
+	if code == exitOK || strings.Contains(errs, "--store faultline-demo.db") {
+		t.Fatalf("no demo store: exit %d, %q", code, errs)
+	}
+	if err := os.WriteFile(demoStore, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"incident", "--since", "30m"}, {"trace", "7529a6adaa3843ba0c5788f6e9e55d23"}} {
+		if code, _, errs := runCmd(t, args...); code == exitOK || !strings.Contains(errs, "the demo's store is faultline-demo.db here: add --store faultline-demo.db") {
+			t.Errorf("analyze %s beside the demo's store: exit %d, %q", strings.Join(args, " "), code, errs)
+		}
 	}
 }
