@@ -9,7 +9,7 @@ import (
 
 // StoreBounds is a Backend that says since when its store holds records:
 // the default window then leaves a baseline on a store that holds little
-// history (defaultSince). Without it the default is defaultWindow.
+// history (DefaultSince). Without it the default is defaultWindow.
 type StoreBounds interface {
 	// Bounds is the time of the oldest and newest record held; zero
 	// times when the store is empty.
@@ -28,8 +28,9 @@ const (
 	boundsTimeout = 5 * time.Second
 )
 
-// defaultSince is the window when the request names none: the last
-// defaultWindow, the CLI's, unless the store's first record is less than
+// DefaultSince is the window, ending now, when a request names none (the
+// incident and traces pages', analyze incident's): the last
+// defaultWindow unless the store's first record is less than
 // twice that before now. Then it is the newer half of what the store holds
 // up to now, in whole minutes and at least minDefaultWindow, and the older
 // half is left to be its baseline.
@@ -41,8 +42,9 @@ const (
 // baseline left, so the page ranked on nothing to compare with and named
 // an onset 18 minutes before the fault. The newer half is the one an
 // incident that is going on is in, and the older half is as long as the
-// window: the least that is not thin.
-func defaultSince(first, now time.Time) (time.Duration, bool) {
+// window: the least that is not thin. short says the window is shorter
+// than defaultWindow for this reason.
+func DefaultSince(first, now time.Time) (d time.Duration, short bool) {
 	held := now.Sub(first)
 	if first.IsZero() || held <= 0 || held >= 2*defaultWindow {
 		return defaultWindow, false
@@ -92,7 +94,7 @@ func (s *server) newestWindow(ctx context.Context, w IncidentQuery) (href, label
 		return "", ""
 	}
 	to := last.Truncate(time.Minute).Add(time.Minute)
-	d, _ := defaultSince(first, to)
+	d, _ := DefaultSince(first, to)
 	q := url.Values{"from": {to.Add(-d).UTC().Format(time.RFC3339)}, "to": {to.UTC().Format(time.RFC3339)}}
 	if w.Service != "" {
 		q.Set("service", w.Service)
@@ -109,7 +111,7 @@ func (s *server) withDefaultWindow(ctx context.Context, v url.Values, now time.T
 		return v, ""
 	}
 	first, _ := s.storeBounds(ctx)
-	d, short := defaultSince(first, now)
+	d, short := DefaultSince(first, now)
 	out := url.Values{}
 	for k, vs := range v {
 		out[k] = vs

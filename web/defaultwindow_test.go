@@ -29,7 +29,7 @@ func TestDefaultSince(t *testing.T) {
 		if c.held != 0 {
 			first = now.Add(-c.held)
 		}
-		d, short := defaultSince(first, now)
+		d, short := DefaultSince(first, now)
 		if d != c.want || short != c.short {
 			t.Errorf("store held %v: default window %v (short %v), want %v (%v)", c.held, d, short, c.want, c.short)
 		}

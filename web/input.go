@@ -18,7 +18,7 @@ import (
 // CLI's (analyze incident), so that / and the CLI rank the same window.
 // An hour would swallow the baseline of an incident that began within it.
 // On a store that holds less than twice this, the server's default is
-// shorter (defaultSince).
+// shorter (DefaultSince).
 const defaultWindow = 30 * time.Minute
 
 // maxServiceName caps the service filter's length.
@@ -29,7 +29,7 @@ const maxServiceName = 200
 type windowInput struct {
 	Query IncidentQuery
 	Since string
-	// Note says why the default window is not defaultWindow (defaultSince).
+	// Note says why the default window is not defaultWindow (DefaultSince).
 	Note string
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/runbookgen"
+	"github.com/faultline/faultline/web"
 )
 
 type incidentFlags struct {
@@ -29,7 +30,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	f.bind(fs, e)
 	f.bindMemory(fs)
 	fs.BoolVar(&f.json, "json", false, "print the JSON document")
-	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m)")
+	fs.StringVar(&f.since, "since", "", "window: the last DURATION (default 30m; on a store that holds less than an hour, its newer half)")
 	fs.StringVar(&f.from, "from", "", "window start, RFC3339")
 	fs.StringVar(&f.to, "to", "", "window end, RFC3339 (default now)")
 	fs.StringVar(&f.service, "service", "", "start from the alerting service")
@@ -54,6 +55,18 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 		return fail(e, "incident", err)
 	}
 	defer closeFn()
+	if f.since == "" && f.from == "" && f.to == "" {
+		// No window: the incident page's default, which leaves a store
+		// that holds less than an hour its baseline.
+		if first, _, err := eng.Store.Bounds(ctx); err == nil {
+			now := time.Now()
+			if d, short := web.DefaultSince(first, now); short {
+				from, to = now.Add(-d), now
+				fmt.Fprintf(e.Stderr, "note: the store holds %.0f minutes of records, less than an hour: the window is its newest %.0f, the rest its baseline (as the web UI's /)\n",
+					now.Sub(first).Minutes(), d.Minutes())
+			}
+		}
+	}
 	eng.Rootcause.Baseline = f.baseline
 	rep, err := eng.Incident(ctx, rootcause.Query{From: from, To: to, Service: f.service, Top: f.top})
 	if errors.Is(err, rootcause.ErrNoData) {

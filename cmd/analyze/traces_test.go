@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeTracesOfTheDemo lists the demo window's failing traces on the
@@ -51,6 +52,15 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	if b := regexp.MustCompile(`id="baseline-data">Baseline: [0-9:]+ – [0-9:]+ UTC, ([0-9.]+) minutes of data`).FindStringSubmatch(page); b == nil || atof(b[1]) < 10 {
 		t.Errorf("the default window's baseline: %q, want ten minutes of data or more", b)
 	}
+	// analyze incident without a window takes the same one as /.
+	code, js, errs := runCmd(t, "incident", "--store", db, "--json")
+	var rep struct {
+		Window struct{ From, To time.Time } `json:"window"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); code != exitOK || err != nil || !strings.Contains(errs, "less than an hour: the window is its newest") ||
+		rep.Window.To.Sub(rep.Window.From) >= 20*time.Minute {
+		t.Errorf("analyze incident without a window: exit %d, %v, window %v, stderr %q", code, err, rep.Window, errs)
+	}
 	code, page = httpGet(t, base+"/traces?"+window+"&errors=1&service=pricing")
 	if code != 200 {
 		t.Fatalf("/traces: %d", code)
@@ -75,7 +85,7 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 			Services   []string `json:"services"`
 		} `json:"rows"`
 	}
-	code, js := httpGet(t, base+"/api/v1/traces?"+window+"&min=3s")
+	code, js = httpGet(t, base+"/api/v1/traces?"+window+"&min=3s")
 	if err := json.Unmarshal([]byte(js), &list); code != 200 || err != nil || list.Matched == 0 {
 		t.Fatalf("/api/v1/traces?min=3s: %d %v %.200s", code, err, js)
 	}
