@@ -29,11 +29,12 @@ const (
 )
 
 // DefaultSince is the window, ending now, when a request names none (the
-// incident and traces pages', analyze incident's): the last
-// defaultWindow unless the store's first record is less than
-// twice that before now. Then it is the newer half of what the store holds
-// up to now, in whole minutes and at least minDefaultWindow, and the older
-// half is left to be its baseline.
+// incident and traces pages', analyze incident's), given the times of the
+// store's first and last records: the last defaultWindow, unless the
+// store's first record is less than twice that before now. Then the window
+// starts in the middle of what the store holds (whole minutes), so that
+// the older half is its baseline, yet reaches back to the last record and
+// lasts at least minDefaultWindow, at most defaultWindow.
 //
 // Why: rootcause compares the window with the stretch before it, and
 // calls a baseline thin when it holds fewer minutes of data than the
@@ -41,15 +42,31 @@ const (
 // (the demo's, or one just started) under a 30-minute window has no
 // baseline left, so the page ranked on nothing to compare with and named
 // an onset 18 minutes before the fault. The newer half is the one an
-// incident that is going on is in, and the older half is as long as the
-// window: the least that is not thin. short says the window is shorter
-// than defaultWindow for this reason.
-func DefaultSince(first, now time.Time) (d time.Duration, short bool) {
+// incident that is going on is in, and the older half is at least as long
+// as the data in the window: the least that is not thin. short says the
+// window is shorter than defaultWindow for this reason.
+func DefaultSince(first, last, now time.Time) (d time.Duration, short bool) {
 	held := now.Sub(first)
 	if first.IsZero() || held <= 0 || held >= 2*defaultWindow {
 		return defaultWindow, false
 	}
-	return max((held / 2).Truncate(time.Minute), minDefaultWindow), true
+	if last.After(now) {
+		last = now
+	}
+	if last.Before(first) {
+		last = first
+	}
+	mid := first.Add(last.Sub(first) / 2)
+	d = max(now.Sub(mid).Truncate(time.Minute), ceilMinute(now.Sub(last)), minDefaultWindow)
+	return min(d, defaultWindow), d < defaultWindow
+}
+
+// ceilMinute rounds d up to whole minutes.
+func ceilMinute(d time.Duration) time.Duration {
+	if t := d.Truncate(time.Minute); t < d {
+		return t + time.Minute
+	}
+	return d
 }
 
 // boundsCache keeps the store's bounds for boundsTTL.
@@ -94,7 +111,7 @@ func (s *server) newestWindow(ctx context.Context, w IncidentQuery) (href, label
 		return "", ""
 	}
 	to := last.Truncate(time.Minute).Add(time.Minute)
-	d, _ := DefaultSince(first, to)
+	d, _ := DefaultSince(first, last, to)
 	q := url.Values{"from": {to.Add(-d).UTC().Format(time.RFC3339)}, "to": {to.UTC().Format(time.RFC3339)}}
 	if w.Service != "" {
 		q.Set("service", w.Service)
@@ -110,8 +127,8 @@ func (s *server) withDefaultWindow(ctx context.Context, v url.Values, now time.T
 	if v.Get("since") != "" || v.Get("from") != "" || v.Get("to") != "" {
 		return v, ""
 	}
-	first, _ := s.storeBounds(ctx)
-	d, short := DefaultSince(first, now)
+	first, last := s.storeBounds(ctx)
+	d, short := DefaultSince(first, last, now)
 	out := url.Values{}
 	for k, vs := range v {
 		out[k] = vs
@@ -120,11 +137,6 @@ func (s *server) withDefaultWindow(ctx context.Context, v url.Values, now time.T
 	if !short {
 		return out, ""
 	}
-	held := "under a minute"
-	if h := now.Sub(first).Round(time.Minute); h > 0 {
-		held = fmtDuration(h)
-	}
-	return out, "The store holds " + held + " of records (since " +
-		first.UTC().Format("15:04 UTC") + "), less than " + fmtDuration(2*defaultWindow) + ": the default window is the newest " +
-		fmtDuration(d) + " of it, so that what comes before is its baseline."
+	return out, "The store's records begin at " + first.UTC().Format("15:04 UTC") + ", less than " + fmtDuration(2*defaultWindow) +
+		" ago: the default window is the last " + fmtDuration(d) + ", from the middle of what the store holds, so that what comes before is its baseline."
 }

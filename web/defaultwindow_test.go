@@ -12,29 +12,38 @@ import (
 func TestDefaultSince(t *testing.T) {
 	now := fixtureNow
 	for _, c := range []struct {
-		held  time.Duration // how long before now the store's first record is
-		want  time.Duration
-		short bool
+		name        string
+		first, last time.Duration // before now; first 0: an empty store
+		want        time.Duration
+		short       bool
 	}{
-		{0, defaultWindow, false}, // empty store
-		{-time.Minute, defaultWindow, false},
-		{2 * time.Hour, defaultWindow, false},
-		{60 * time.Minute, defaultWindow, false},
-		{59 * time.Minute, 29 * time.Minute, true},
-		{30 * time.Minute, 15 * time.Minute, true}, // the demo's
-		{25*time.Minute + 50*time.Second, 12 * time.Minute, true},
-		{4 * time.Minute, minDefaultWindow, true},
+		{"empty", 0, 0, defaultWindow, false},
+		{"history", 2 * time.Hour, 0, defaultWindow, false},
+		{"an hour", time.Hour, 0, defaultWindow, false},
+		{"59 minutes", 59 * time.Minute, 0, 29 * time.Minute, true},
+		{"the demo's", 30 * time.Minute, 0, 15 * time.Minute, true},
+		{"the demo's, a minute on", 31 * time.Minute, time.Minute, 16 * time.Minute, true},
+		{"25m50s", 25*time.Minute + 50*time.Second, 0, 12 * time.Minute, true},
+		{"4 minutes", 4 * time.Minute, 0, minDefaultWindow, true},
+		{"one record", 12*time.Minute + 30*time.Second, 12*time.Minute + 30*time.Second, 13 * time.Minute, true},
+		{"stale", 50 * time.Minute, 40 * time.Minute, defaultWindow, false},
+		{"first after now", -time.Minute, 0, defaultWindow, false},
 	} {
 		first := time.Time{}
-		if c.held != 0 {
-			first = now.Add(-c.held)
+		if c.first != 0 {
+			first = now.Add(-c.first)
 		}
-		d, short := DefaultSince(first, now)
+		d, short := DefaultSince(first, now.Add(-c.last), now)
 		if d != c.want || short != c.short {
-			t.Errorf("store held %v: default window %v (short %v), want %v (%v)", c.held, d, short, c.want, c.short)
+			t.Errorf("%s: default window %v (short %v), want %v (%v)", c.name, d, short, c.want, c.short)
 		}
-		if short && c.held >= 2*minDefaultWindow && c.held-d < d {
-			t.Errorf("store held %v: window %v leaves %v of baseline, less than itself", c.held, d, c.held-d)
+		// A short window holds the newest record, and leaves as much data
+		// before it as it holds, where the store reaches now.
+		if short && now.Add(-d).After(now.Add(-c.last)) {
+			t.Errorf("%s: the window from %v leaves out the last record", c.name, now.Add(-d))
+		}
+		if short && c.last == 0 && c.first >= 2*minDefaultWindow && c.first-d < d {
+			t.Errorf("%s: window %v leaves %v of baseline, less than itself", c.name, d, c.first-d)
 		}
 	}
 }
@@ -58,7 +67,7 @@ func TestDefaultWindowKeepsBaseline(t *testing.T) {
 		t.Errorf("default window %v – %v, want the newest 15 minutes", q.From, q.To)
 	}
 	for _, want := range []string{
-		`id="window-note">The store holds 30m of records (since 04:00 UTC), less than 1h: the default window is the newest 15m of it, so that what comes before is its baseline.`,
+		`id="window-note">The store&#39;s records begin at 04:00 UTC, less than 1h ago: the default window is the last 15m, from the middle of what the store holds, so that what comes before is its baseline.`,
 		`id="baseline-data">Baseline: 02:30 – 03:30 UTC, 60 minutes of data, 402,113 records.`,
 		`data-api="/api/v1/incident?since=15m"`,
 		`Incident <span class="muted">last 15m`,

@@ -58,11 +58,11 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	if f.since == "" && f.from == "" && f.to == "" {
 		// No window: the incident page's default, which leaves a store
 		// that holds less than an hour its baseline.
-		if first, _, err := eng.Store.Bounds(ctx); err == nil {
+		if first, last, err := eng.Store.Bounds(ctx); err == nil {
 			now := time.Now()
-			if d, short := web.DefaultSince(first, now); short {
+			if d, short := web.DefaultSince(first, last, now); short {
 				from, to = now.Add(-d), now
-				fmt.Fprintf(e.Stderr, "note: the store holds %.0f minutes of records, less than an hour: the window is its newest %.0f, the rest its baseline (as the web UI's /)\n",
+				fmt.Fprintf(e.Stderr, "note: the store's records begin %.0f minutes ago, less than an hour: the window is the last %.0f minutes, from the middle of what it holds, so that what comes before is its baseline (as the web UI's /)\n",
 					now.Sub(first).Minutes(), d.Minutes())
 			}
 		}

@@ -46,7 +46,7 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	// leaves it a baseline and ranks the fault first.
 	code, page = httpGet(t, base+"/incident")
 	top := regexp.MustCompile(`<span class="svc">([^<]+)</span>`).FindStringSubmatch(page)
-	if code != 200 || !strings.Contains(page, `id="window-note">The store holds`) || top == nil || top[1] != "fx-rates-api" {
+	if code != 200 || !strings.Contains(page, `id="window-note">The store&#39;s records begin at`) || top == nil || top[1] != "fx-rates-api" {
 		t.Errorf("/incident without a window: %d, top candidate %q, or no note of the window chosen", code, top)
 	}
 	if b := regexp.MustCompile(`id="baseline-data">Baseline: [0-9:]+ – [0-9:]+ UTC, ([0-9.]+) minutes of data`).FindStringSubmatch(page); b == nil || atof(b[1]) < 10 {
@@ -57,7 +57,7 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	var rep struct {
 		Window struct{ From, To time.Time } `json:"window"`
 	}
-	if err := json.Unmarshal([]byte(js), &rep); code != exitOK || err != nil || !strings.Contains(errs, "less than an hour: the window is its newest") ||
+	if err := json.Unmarshal([]byte(js), &rep); code != exitOK || err != nil || !strings.Contains(errs, "less than an hour: the window is the last") ||
 		rep.Window.To.Sub(rep.Window.From) >= 20*time.Minute {
 		t.Errorf("analyze incident without a window: exit %d, %v, window %v, stderr %q", code, err, rep.Window, errs)
 	}
