@@ -33,6 +33,7 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 	defer stop()
 
 	code, page := httpGet(t, base+incident[1])
+	incidentPage := page
 	if code != 200 || !strings.Contains(page, `href="/traces?`) {
 		t.Fatalf("the incident page (%d) does not link its traces", code)
 	}
@@ -73,6 +74,27 @@ func TestServeTracesOfTheDemo(t *testing.T) {
 		if code, tp := httpGet(t, base+l[1]); code != 200 || !strings.Contains(tp, "✖ failed") || !strings.Contains(tp, "pricing") {
 			t.Errorf("%s: %d, not a failed trace through pricing", l[1], code)
 		}
+	}
+	// Opened from the incident, every failing trace whose suspect is the
+	// top candidate's service shows the incident's kind of it, whatever
+	// its own analysis saw (an open breaker's refusal).
+	rb := regexp.MustCompile(`href="/runbooks/(fx-rates-api-[^"]+)">Runbook · P1`).FindStringSubmatch(incidentPage)
+	if rb == nil {
+		t.Fatalf("no runbook of fx-rates-api on the incident page")
+	}
+	suspect := regexp.MustCompile(`<h3>Suspect: <strong>([^<]+)</strong> <span class="kind kind-([a-z-]+)">`)
+	agree := 0
+	for _, l := range links {
+		_, tp := httpGet(t, base+l[1]+"?runbook="+rb[1])
+		if m := suspect.FindStringSubmatch(tp); m != nil && m[1] == "fx-rates-api" {
+			agree++
+			if m[2] != "dependency-timeout" {
+				t.Errorf("%s names fx-rates-api %s, the incident dependency-timeout", l[1], m[2])
+			}
+		}
+	}
+	if agree < len(links)/2 {
+		t.Errorf("only %d of %d failing traces through pricing name fx-rates-api", agree, len(links))
 	}
 	if !strings.Contains(page, `id="svc-fx-rates-api"`) || !strings.Contains(page, "left its baseline at") || !strings.Contains(page, `class="band"`) {
 		t.Errorf("the traces page does not chart fx-rates-api against its baseline")
