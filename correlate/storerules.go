@@ -3,6 +3,7 @@ package correlate
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // already holds a trace's records (incident analysis, over every failing
 // trace of a window) gives each trace the suspect Analyze gives it.
 //
-// A StoreRules remembers what its rules found (storeMemo): the failures
+// A StoreRules remembers what its rules found (storeMemo) and the traces
+// they read (tracesRead): the failures
 // that tripped one breaker, a service's trouble or usual noise, in one
 // tripQuantum, are read and weighed once, however many traces lead to
 // them. It is not safe for concurrent use; make one per analysis, since
@@ -29,7 +31,7 @@ type StoreRules struct {
 // NewStoreRules returns the store rules of st, with the options the
 // results to apply them to were analysed with.
 func NewStoreRules(st WindowStore, opts Options) *StoreRules {
-	return &StoreRules{st: st, opts: opts, memo: newStoreMemo()}
+	return &StoreRules{st: &tracesRead{WindowStore: st, recs: map[traceRead][]schema.Record{}}, opts: opts, memo: newStoreMemo()}
 }
 
 // Apply applies the store rules to res, the result of AnalyzeRecords(recs,
@@ -107,4 +109,46 @@ func memoKey(parts ...any) string {
 		}
 	}
 	return b.String()
+}
+
+// tracesRead is a store that reads each trace once: the searches behind a
+// breaker in neighbouring quanta weigh many of the same tripping traces.
+// At most maxTracesRead traces are kept; a failed read is not.
+type tracesRead struct {
+	WindowStore
+	recs map[traceRead][]schema.Record
+}
+
+// traceRead is one read of a trace.
+type traceRead struct {
+	id    schema.TraceID
+	limit int
+}
+
+// maxTracesRead caps the traces a tracesRead keeps: beyond it, they are
+// read again.
+const maxTracesRead = 20_000
+
+func (t *tracesRead) TraceRecords(ctx context.Context, id schema.TraceID, limit int) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		k := traceRead{id, limit}
+		recs, ok := t.recs[k]
+		if !ok {
+			for r, err := range t.WindowStore.TraceRecords(ctx, id, limit) {
+				if err != nil {
+					yield(schema.Record{}, err)
+					return
+				}
+				recs = append(recs, r)
+			}
+			if len(t.recs) < maxTracesRead {
+				t.recs[k] = recs
+			}
+		}
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
 }
