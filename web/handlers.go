@@ -25,6 +25,9 @@ func (s *server) incidentPage(c *gin.Context) {
 	if in.Query.Service != "" {
 		title += " · " + in.Query.Service
 	}
+	if in.Query.Service == "" {
+		s.recent.add(rep)
+	}
 	v := newIncidentView(rep, in, s.cfg)
 	v.Graph.addTimes(s.edgeTimes(c.Request.Context(), rep))
 	if v.Empty == "no-data" {
@@ -76,8 +79,19 @@ func (s *server) tracePage(c *gin.Context) {
 	v := newTraceView(res, s.cfg.PublicURL, rows)
 	ref, inc := s.suspectRunbook(c, res)
 	v.setRunbook(ref)
-	v.Incident = inc
+	if v.RunbookLabel == "Runbook of the incident" && res.Suspect != nil && res.Suspect.Service != "" {
+		v.RunbookLabel += " for " + correlate.ShownService(res.Suspect.Service)
+	}
 	v.IncidentHref, v.IncidentLabel = s.incidentOfTrace(c, res, ref)
+	if inc == nil {
+		// Nothing from the incident's runbook (none for the suspect, or
+		// one of a low-ranked candidate of the same service): a recent
+		// incident page around the trace may rank another service first.
+		if inc = recentIncidentSuspect(s.recent.covering(res.Start), res.Suspect); inc != nil {
+			v.IncidentHref, v.IncidentLabel = inc.IncidentHref, "The incident ("+inc.Window+")"
+		}
+	}
+	v.Incident = inc
 	if sn, ok := s.backend.(StoreNamer); ok {
 		v.CLI = "analyze trace" + sn.StoreFlag() + " " + v.ID
 	}

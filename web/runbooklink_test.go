@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
@@ -25,7 +26,7 @@ func TestTraceRunbookButton(t *testing.T) {
 	h := newTestHandler(t, Config{}, b)
 	for _, c := range []struct{ query, href, label string }{
 		{"", "/runbooks/db-pool-exhaustion", "Generic runbook: db-pool-exhaustion · P2 · MTTR 1h"},
-		{"?runbook=" + fixtureRunbook, "/runbooks/" + fixtureRunbook, "Runbook of the incident · P1 · MTTR 15m"},
+		{"?runbook=" + fixtureRunbook, "/runbooks/" + fixtureRunbook, "Runbook of the incident for payments · P1 · MTTR 15m"},
 		// Another service's runbook, a kind's, one that does not exist: the analysis's link stays.
 		{"?runbook=c-checkout-timeout", "/runbooks/db-pool-exhaustion", "Generic runbook"},
 		{"?runbook=timeout", "/runbooks/db-pool-exhaustion", "Generic runbook"},
@@ -144,13 +145,26 @@ func TestTraceShowsIncidentView(t *testing.T) {
 		}
 	}
 	s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook=c-checkout-timeout"))
-	if !strings.Contains(s, `The incident (03:30–04:30 UTC) this trace was opened from ranks <strong>checkout</strong>`) ||
+	if !strings.Contains(s, `The incident (03:30–04:30 UTC) ranks <strong>checkout</strong>`) ||
 		!strings.Contains(s, `this trace on its own points at payments. <a href="/runbooks/c-checkout-timeout">`) {
 		t.Errorf("opened from another service's candidate: %s", s)
 	}
 	b.traces[fixtureTrace] = fixtureResult()
 	if s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook="+fixtureRunbook)); strings.Contains(s, "incident-view") {
 		t.Errorf("the incident and the trace agree, yet the page notes a difference: %s", s)
+	}
+	// The incident's kind replaces only a guard's (breaker, bulkhead,
+	// retries) and only when it says more.
+	for _, k := range [][2]schema.Kind{{schema.KindTimeout, schema.KindDBPoolExhaustion}, {schema.KindCircuitOpen, schema.KindLogAnomaly}} {
+		res := fixtureResult()
+		res.Suspect.Kind = k[0]
+		b.traces[fixtureTrace] = res
+		rb := *fixtureRunbookDoc()
+		rb.Kind = k[1]
+		b.runbooks[fixtureRunbook] = &rb
+		if s := suspect(getOK(t, h, "/trace/"+string(fixtureTrace)+"?runbook="+fixtureRunbook)); strings.Contains(s, "incident-view") || !strings.Contains(s, `kind-`+string(k[0])) {
+			t.Errorf("trace %s, incident %s: the page shows %s", k[0], k[1], s)
+		}
 	}
 }
 
@@ -195,5 +209,36 @@ func TestTraceLinksItsIncident(t *testing.T) {
 	page = getOK(t, h, "/trace/"+string(fixtureTrace))
 	if want := `<a href="/incident?from=2026-11-30T03%3A53%3A00Z&amp;to=2026-11-30T04%3A24%3A00Z" id="trace-incident">← The incident window around it (03:53–04:24 UTC)</a>`; !strings.Contains(page, want) {
 		t.Errorf("the trace page lacks %s", want)
+	}
+}
+
+// TestTraceLearnsFromRecentIncident: a trace opened from elsewhere (the
+// traces list), whose own analysis names a suspect with no runbook of the
+// incident, shows what the incident page around it, once shown, ranks
+// first, and links it; where the trace names that service, nothing.
+func TestTraceLearnsFromRecentIncident(t *testing.T) {
+	b := newFixtureBackend()
+	res := fixtureResult()
+	res.Suspect = &correlate.Suspect{Service: "checkout", Kind: schema.KindTimeout, Reason: "its breaker to payments was open"}
+	res.Runbook = &schema.RunbookRef{ID: "timeout", Severity: "P2", MTTRTarget: "1h"}
+	b.traces[fixtureTrace] = res
+	h := newTestHandler(t, Config{}, b)
+	if page := getOK(t, h, "/trace/"+string(fixtureTrace)); strings.Contains(page, "incident-view") {
+		t.Errorf("no incident shown yet, but the trace page has an incident's view")
+	}
+	getOK(t, h, "/incident?since=1h")
+	page := getOK(t, h, "/trace/"+string(fixtureTrace))
+	for _, want := range []string{
+		`id="incident-view">The incident (03:30–04:30 UTC) ranks <strong>payments</strong> <span class="kind kind-db-pool-exhaustion">db-pool-exhaustion</span> first; this trace on its own points at checkout. <a href="/runbooks/` + fixtureRunbook + `">`,
+		`<a href="/incident?from=2026-11-30T03%3A30%3A00Z&amp;to=2026-11-30T04%3A30%3A00Z" id="trace-incident">← The incident (03:30–04:30 UTC)</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("after the incident page, the trace page lacks %s", want)
+		}
+	}
+	b.traces[fixtureTrace] = fixtureResult()
+	b.traces[fixtureTrace].Runbook = &schema.RunbookRef{ID: "timeout"}
+	if page := getOK(t, h, "/trace/"+string(fixtureTrace)); strings.Contains(page, "incident-view") {
+		t.Errorf("the trace names the incident's top candidate, yet the page notes a difference")
 	}
 }

@@ -24,6 +24,7 @@ type server struct {
 	key      []byte // random per process: CSRF tokens without a session
 	resent   resentLog
 	bounds   boundsCache // the store's first record, for the default window
+	recent   recentIncidents
 }
 
 // New builds the web UI and API handler. backend must be non-nil; a nil
