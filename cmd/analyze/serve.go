@@ -95,7 +95,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	// Bound before the store is opened: a bad or busy port creates nothing.
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
-		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w); is another server using the port", f.listen, errors.Unwrap(err)))
+		return fail(e, "serve", fmt.Errorf("cannot listen on %s (%w): another server may hold the port; give another with --listen, such as --listen localhost:8081", f.listen, errors.Unwrap(err)))
 	}
 	defer ln.Close()
 	log := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))

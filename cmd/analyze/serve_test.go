@@ -194,8 +194,8 @@ func TestServeUsage(t *testing.T) {
 	}
 	defer ln.Close()
 	code, _, errs := runCmd(t, "serve", "--store", filepath.Join(t.TempDir(), "s.db"), "--listen", ln.Addr().String())
-	if code != exitFail || !strings.Contains(errs, "Cannot listen") {
-		t.Errorf("busy port: exit %d, %q", code, errs)
+	if code != exitFail || !strings.Contains(errs, "Cannot listen") || !strings.Contains(errs, "give another with --listen") {
+		t.Errorf("busy port: exit %d, %q; want what to do", code, errs)
 	}
 }
 
