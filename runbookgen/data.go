@@ -190,7 +190,10 @@ func (g *Generator) newKindData(k schema.Kind) *Data {
 	}
 	d.Title = mdEscape(d.KindName) + " (generic runbook)"
 	d.URL = g.runbookURL(d.ID)
-	d.Cmd = newCommands(d, rootcause.Window{}, "")
+	// A generic runbook names the store as an incident's does, so that
+	// its analyze commands run as printed; without one (Config.Store
+	// empty) the header says which store they read.
+	d.Cmd = newCommands(d, rootcause.Window{}, g.store)
 	return d
 }
 

@@ -112,3 +112,34 @@ func TestRunbookCountsInWords(t *testing.T) {
 		t.Errorf("the runbook says %q", m)
 	}
 }
+
+// TestGenericRunbookStore: a generic runbook names the generator's store
+// in every analyze command, as an incident's does; without one it says
+// which store its commands read, and how to read another.
+func TestGenericRunbookStore(t *testing.T) {
+	for _, k := range []schema.Kind{schema.KindDependencyTimeout, schema.KindUnknown} {
+		rb, err := newGen(t, Config{Store: "/var/lib/faultline/prod.db"}).ForKind(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds := regexp.MustCompile("analyze (trace|incident) [^`\n]*").FindAllString(rb.Markdown, -1)
+		if len(cmds) < 3 {
+			t.Fatalf("%s: only %d analyze commands: %q", k, len(cmds), cmds)
+		}
+		for _, c := range cmds {
+			if !strings.Contains(c, " --store /var/lib/faultline/prod.db") {
+				t.Errorf("%s: %q does not name the store", k, c)
+			}
+		}
+		if strings.Contains(rb.Markdown, "$FAULTLINE_STORE") {
+			t.Errorf("%s: names the store and still says where the store comes from", k)
+		}
+		rb, err = newGen(t, Config{}).ForKind(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Its `analyze` commands read the store in `$FAULTLINE_STORE`, else `./faultline.db`"; !strings.Contains(rb.Markdown, want) {
+			t.Errorf("%s without a store: no %q", k, want)
+		}
+	}
+}

@@ -46,7 +46,9 @@ func runRunbook(ctx context.Context, e *env, args []string) int {
 // find returns the generic runbook of a kind word, or loads a saved one.
 func (f *runbookFlags) find(ctx context.Context, e *env, arg string) (*runbookgen.Runbook, error) {
 	if k := schema.Kind(arg); k.Valid() {
-		gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: f.runbooks, PublicURL: f.public}, logger(e))
+		// The store is named, as an incident's runbook names it, so that
+		// the generic runbook's analyze commands run as printed.
+		gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: f.runbooks, PublicURL: f.public, Store: f.url}, logger(e))
 		if err != nil {
 			return nil, badUsage("%v", err)
 		}
