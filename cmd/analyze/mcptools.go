@@ -64,7 +64,7 @@ type mcpTools struct {
 }
 
 type mcpIncidentInput struct {
-	Since   string `json:"since,omitempty" jsonschema:"Analyse the last DURATION up to now, e.g. 30m, 2h or 1d (default 30m). Do not combine with from/to."`
+	Since   string `json:"since,omitempty" jsonschema:"Analyse the last DURATION up to now, e.g. 30m, 2h or 1d. Default: 30m, or on a store that holds less than an hour the newer half of what it holds (the older half is the baseline). Do not combine with from/to."`
 	From    string `json:"from,omitempty" jsonschema:"Window start, RFC 3339 (e.g. 2026-11-30T10:00:00Z). Use with to for a past incident, e.g. from an alert's startsAt minus 15 minutes."`
 	To      string `json:"to,omitempty" jsonschema:"Window end, RFC 3339 (default now). Needs from."`
 	Service string `json:"service,omitempty" jsonschema:"The alerting or user-facing service to start from (optional; candidates are still ranked across all services)."`
@@ -192,6 +192,10 @@ func (t *mcpTools) incident(ctx context.Context, in mcpIncidentInput) (any, stri
 	if err != nil {
 		return nil, "", t.explain(err)
 	}
+	note := ""
+	if in.Since == "" && in.From == "" && in.To == "" {
+		note = t.defaultWindow(ctx, &q)
+	}
 	var rep *rootcause.Report
 	err = t.call(ctx, func(ctx context.Context) error {
 		var err error
@@ -207,7 +211,38 @@ func (t *mcpTools) incident(ctx context.Context, in mcpIncidentInput) (any, stri
 	if rep.Traces == 0 && len(rep.Candidates) == 0 && len(rep.Services) == 0 {
 		return nil, "", t.noRecords(ctx, q)
 	}
-	return rep, incidentSummary(rep), nil
+	summary := incidentSummary(rep)
+	if note != "" {
+		summary += "\nnote: " + note
+	}
+	return rep, summary, nil
+}
+
+// defaultWindow sets q's window, asked for without one, to the default of
+// the web's / and analyze incident (web.DefaultSince): the last 30
+// minutes, or on a store that holds less than an hour its newer half, so
+// that the older half is the baseline. It returns the note that says so
+// ("" for the last 30 minutes). Without the store's bounds (none, or they
+// cannot be read in mcpBoundsTimeout) the window stays the last 30 minutes.
+func (t *mcpTools) defaultWindow(ctx context.Context, q *web.IncidentQuery) string {
+	if t.bounds == nil {
+		return ""
+	}
+	bctx, cancel := context.WithTimeout(ctx, mcpBoundsTimeout)
+	defer cancel()
+	first, last, err := t.bounds(bctx)
+	if err != nil {
+		t.log.Warn("cannot read the store's time range for the default window", "error", err)
+		return ""
+	}
+	d, short := web.DefaultSince(first, last, q.To)
+	if !short {
+		return ""
+	}
+	q.From = q.To.Add(-d)
+	return fmt.Sprintf("the store's records begin at %s, less than an hour ago: the window is the last %s, "+
+		"from the middle of what it holds, so that what comes before is its baseline (as the web UI's / and analyze incident)",
+		first.UTC().Format(time.RFC3339), cli.FormatDuration(d))
 }
 
 // incidentQuery checks the window and top of an incident call.

@@ -80,7 +80,8 @@ func TestMCPToolsDocumentsAreTheCLIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = marshalDoc(doc)
-	_, cli, _ = runCmd(t, "runbook", "--json", "db-pool-exhaustion")
+	// The generic runbook names its store, the tool's as the CLI's.
+	_, cli, _ = runCmd(t, "runbook", "--store", path, "--json", "db-pool-exhaustion")
 	if !sameJSON(t, got, []byte(cli)) {
 		t.Errorf("runbook tool document differs from analyze runbook --json")
 	}
@@ -247,5 +248,54 @@ func TestMCPCommandRegistered(t *testing.T) {
 	code, out, errs := runCmd(t, "mcp", "extra")
 	if code != exitUsage || out != "" || strings.Count(errs, "\n") != 1 {
 		t.Errorf("mcp extra: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestMCPIncidentDefaultWindow: the incident tool asked for no window
+// takes the window of the web's / and analyze incident (web.DefaultSince):
+// on a store that holds less than an hour, its newer half, said in the
+// summary; it took the last 30 minutes, which left that store no baseline.
+func TestMCPIncidentDefaultWindow(t *testing.T) {
+	path, _ := enrichStoreAt(t, time.Now().UTC().Add(-20*time.Minute).Truncate(time.Second))
+	f := storeFlags{url: path}
+	eng, closeFn, err := f.engine(context.Background(), false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeFn)
+	tools := stdioTools(eng, 30*time.Second, slog.New(slog.DiscardHandler))
+
+	type window struct{ From, To time.Time }
+	var cli, tool struct{ Window window }
+	code, out, errs := runCmd(t, "incident", "--store", path, "--json")
+	if code != exitOK || json.Unmarshal([]byte(out), &cli) != nil {
+		t.Fatalf("analyze incident: exit %d: %s", code, errs)
+	}
+	doc, sum, err := tools.incident(context.Background(), mcpIncidentInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := marshalDoc(doc)
+	if err := json.Unmarshal(b, &tool); err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b time.Time) bool { return a.Sub(b).Abs() <= 5*time.Second }
+	if !near(tool.Window.From, cli.Window.From) || !near(tool.Window.To, cli.Window.To) {
+		t.Errorf("the tool's default window %v, analyze incident's %v", tool.Window, cli.Window)
+	}
+	if d := tool.Window.To.Sub(tool.Window.From); d >= 30*time.Minute || d < 5*time.Minute {
+		t.Errorf("the default window on a store of 20 minutes lasts %v, want its newer half", d)
+	}
+	if !strings.Contains(sum, "note: the store's records begin at") {
+		t.Errorf("the summary does not say why the window is short:\n%s", sum)
+	}
+	// A window asked for is kept as asked.
+	doc, sum, err = tools.incident(context.Background(), mcpIncidentInput{Since: "30m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = marshalDoc(doc)
+	if err := json.Unmarshal(b, &tool); err != nil || tool.Window.To.Sub(tool.Window.From) != 30*time.Minute || strings.Contains(sum, "note:") {
+		t.Errorf("since 30m gave %v, %v:\n%s", tool.Window, err, sum)
 	}
 }
