@@ -16,11 +16,11 @@ import (
 // already holds a trace's records (incident analysis, over every failing
 // trace of a window) gives each trace the suspect Analyze gives it.
 //
-// A StoreRules remembers what its rules found (storeMemo) and the traces
-// they read (tracesRead): the failures
-// that tripped one breaker, a service's trouble or usual noise, in one
-// tripQuantum, are read and weighed once, however many traces lead to
-// them. It is not safe for concurrent use; make one per analysis, since
+// A StoreRules remembers what its rules found (storeMemo), the traces
+// they read (tracesRead) and the errors of each minute (errorsRead): the
+// failures that tripped one breaker, a service's trouble or usual noise,
+// in one tripQuantum, are read and weighed once, however many traces lead
+// to them. It is not safe for concurrent use; make one per analysis, since
 // it keeps what it found.
 type StoreRules struct {
 	st   WindowStore
@@ -31,7 +31,8 @@ type StoreRules struct {
 // NewStoreRules returns the store rules of st, with the options the
 // results to apply them to were analysed with.
 func NewStoreRules(st WindowStore, opts Options) *StoreRules {
-	return &StoreRules{st: &tracesRead{WindowStore: st, recs: map[traceRead][]schema.Record{}}, opts: opts, memo: newStoreMemo()}
+	st = &tracesRead{WindowStore: newErrorsRead(st), recs: map[traceRead][]schema.Record{}}
+	return &StoreRules{st: st, opts: opts, memo: newStoreMemo()}
 }
 
 // Apply applies the store rules to res, the result of AnalyzeRecords(recs,

@@ -1,0 +1,132 @@
+package correlate
+
+import (
+	"context"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// errorsRead is a store that reads the errors and warnings of a service
+// (or of all services) over any stretch of time once, for StoreRules: the
+// rules of neighbouring quanta read stretches of errors that overlap but
+// for ten seconds (a breaker's two-minute lookbacks, the hour a service's
+// usual rate is measured over), and decoding what the store holds of them
+// is most of what the rules cost. A read of errors and warnings
+// (WindowQuery.ErrorsOnly, with a limit, every attribute, oldest first)
+// is answered from the stretch held for its service, which grows by the
+// parts it lacks, each read from the store once, and gives what the store
+// gives: the same records, in the same order (by time, then as stored),
+// up to the same limit. Any other read goes to the store, as does every
+// read of a service once a part of its stretch held more than
+// errorsPartCap records or errorsHeldCap records are held in all; a failed
+// read is not kept.
+type errorsRead struct {
+	WindowStore
+	spans map[string]*errorSpan // by WindowQuery.Service
+	held  int
+}
+
+// errorSpan is the errors and warnings of a service in [from, to), in the
+// store's order; off once it is not kept.
+type errorSpan struct {
+	from, to time.Time
+	recs     []schema.Record
+	off      bool
+}
+
+// Limits of errorsRead.
+const (
+	errorsPartCap = 20_000
+	errorsHeldCap = 200_000
+)
+
+func newErrorsRead(st WindowStore) *errorsRead {
+	return &errorsRead{WindowStore: st, spans: map[string]*errorSpan{}}
+}
+
+func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	if !q.ErrorsOnly || q.Limit <= 0 || q.Newest || len(q.Attrs) > 0 || !q.To.After(q.From) {
+		return e.WindowStore.WindowRecords(ctx, q)
+	}
+	return func(yield func(schema.Record, error) bool) {
+		s, err := e.span(ctx, q)
+		if err != nil {
+			yield(schema.Record{}, err)
+			return
+		}
+		if s.off {
+			for r, err := range e.WindowStore.WindowRecords(ctx, q) {
+				if !yield(r, err) || err != nil {
+					return
+				}
+			}
+			return
+		}
+		i, _ := slices.BinarySearchFunc(s.recs, q.From, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
+		for n := 0; i < len(s.recs) && s.recs[i].Time.Before(q.To) && n < q.Limit; i++ {
+			if !yield(s.recs[i], nil) {
+				return
+			}
+			n++
+		}
+	}
+}
+
+// span returns the stretch held for q.Service, grown to cover q's.
+func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan, error) {
+	s := e.spans[q.Service]
+	if s == nil {
+		s = &errorSpan{from: q.From, to: q.From}
+		e.spans[q.Service] = s
+	}
+	if s.off {
+		return s, nil
+	}
+	if q.From.Before(s.from) {
+		part, err := e.part(ctx, q.Service, q.From, s.from)
+		if err != nil {
+			return nil, err
+		}
+		if e.keep(s, part) {
+			s.recs, s.from = append(part, s.recs...), q.From
+		}
+	}
+	if !s.off && q.To.After(s.to) {
+		part, err := e.part(ctx, q.Service, s.to, q.To)
+		if err != nil {
+			return nil, err
+		}
+		if e.keep(s, part) {
+			s.recs, s.to = append(s.recs, part...), q.To
+		}
+	}
+	return s, nil
+}
+
+// part reads the errors and warnings of service in [from, to), at most
+// one more than errorsPartCap.
+func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) ([]schema.Record, error) {
+	var out []schema.Record
+	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1}
+	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// keep reports whether part may join s, and turns s off when not.
+func (e *errorsRead) keep(s *errorSpan, part []schema.Record) bool {
+	if len(part) > errorsPartCap || e.held+len(part) > errorsHeldCap {
+		e.held -= len(s.recs)
+		s.recs, s.off = nil, true
+		return false
+	}
+	e.held += len(part)
+	return true
+}
