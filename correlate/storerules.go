@@ -17,7 +17,7 @@ import (
 // trace of a window) gives each trace the suspect Analyze gives it.
 //
 // A StoreRules remembers what its rules found (storeMemo), the traces
-// they read (tracesRead) and the errors of each minute (errorsRead): the
+// they read (tracesRead) and the errors of each service (errorsRead): the
 // failures that tripped one breaker, a service's trouble or usual noise,
 // in one tripQuantum, are read and weighed once, however many traces lead
 // to them. It is not safe for concurrent use; make one per analysis, since
