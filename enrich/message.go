@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 	"github.com/slack-go/slack"
 )
@@ -174,13 +176,16 @@ func (b *builder) origin(c rootcause.Candidate, rep *rootcause.Report) {
 
 func (b *builder) candidate(rank int, c rootcause.Candidate) {
 	var s strings.Builder
-	fmt.Fprintf(&s, "*%d. %s* · %s · score %.2f · %d traces · since %s",
-		rank, inline(c.Service, 100), code(string(c.Kind), 40), c.Score, c.Traces, clock(c.FirstSeen))
+	fmt.Fprintf(&s, "*%d. %s* · %s · %s · %d traces · since %s",
+		rank, inline(c.Service, 100), code(string(c.Kind), 40), runbookgen.ExplainedWords(&c), c.Traces, clock(c.FirstSeen))
 	if c.Template != "" {
 		s.WriteString("\n" + code(c.Template, maxTemplate))
 	}
-	for _, ev := range c.Evidence[:min(3, len(c.Evidence))] {
-		s.WriteString("\n• " + inline(ev, maxEvidence))
+	// The headline says the share explained: the evidence line that says
+	// it too gives its place to the next one.
+	ev := slices.DeleteFunc(slices.Clone(c.Evidence), func(e string) bool { return strings.HasSuffix(e, " [explained]") })
+	for _, e := range ev[:min(3, len(ev))] {
+		s.WriteString("\n• " + inline(e, maxEvidence))
 	}
 	if rb := c.Runbook; rb != nil {
 		s.WriteString("\n:book: " + b.runbookLink(rb))

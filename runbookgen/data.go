@@ -47,7 +47,8 @@ type Data struct {
 
 	// Numbers of the incident (zero for a generic runbook).
 	Rank         int
-	Score        string // two decimals
+	Score        string // two decimals: ranks the candidates, may exceed 1 (see Explained)
+	Explained    string // the headline: "explains 92%" of the window's anomalous requests, or "symptoms only" (ExplainedWords)
 	Traces       int    // failing traces this candidate explains
 	FailedTraces int    // failing traces in the window
 	TotalTraces  int    // traces in the window
@@ -95,7 +96,7 @@ func (g *Generator) newData(rep *rootcause.Report, c *rootcause.Candidate) *Data
 		Template:  NewText(c.Template, MaxTemplateLen),
 		Fragment:  NewText(fragment(c.Template), MaxTemplateLen),
 		Evidence:  texts(c.Evidence, MaxEvidenceLen),
-		Rank:      c.Rank, Score: fmt.Sprintf("%.2f", c.Score),
+		Rank:      c.Rank, Score: fmt.Sprintf("%.2f", c.Score), Explained: ExplainedWords(c),
 		Traces: c.Traces, FailedTraces: rep.FailedTraces, TotalTraces: rep.Traces,
 		FirstSeen:   rfc3339(c.FirstSeen),
 		From:        rfc3339(rep.Window.From),

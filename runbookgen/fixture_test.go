@@ -21,7 +21,7 @@ func fixedReport(k schema.Kind) *rootcause.Report {
 			Template: sampleTemplate(k),
 			Score:    0.87, Traces: 180,
 			FirstSeen: from.Add(4*time.Minute + 12*time.Second),
-			Evidence:  []string{"first error 40s before any other service", "no failing downstream of its own"},
+			Evidence:  []string{"explains 85% of the window's anomalous requests, each weighed by how unusual it is (failing traces that begin here 85%) [explained]", "first error 40s before any other service", "no failing downstream of its own"},
 			ExampleTraces: []schema.TraceID{
 				"4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c",
 				"b7ad6b7169203331b7ad6b7169203331", "ffffffffffffffffffffffffffffff01"},

@@ -143,3 +143,34 @@ func TestGenericRunbookStore(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainedHeadline: a candidate's headline is the share it explains,
+// never above 100%, where its score (the share plus its symptoms' terms)
+// exceeds 1; one ranked on symptoms alone says so; the runbook's header
+// shows the share, not the score.
+func TestExplainedHeadline(t *testing.T) {
+	line := func(pct string) string {
+		return "explains " + pct + " of the window's anomalous requests, each weighed by how unusual it is (failing traces that begin here " + pct + ") [explained]"
+	}
+	for _, tc := range []struct {
+		score    float64
+		evidence []string
+		want     string
+	}{
+		{1.02, []string{line("92%"), "first error in 51 of 51 failing traces [trace_origin]"}, "explains 92%"},
+		{0.05, []string{"its p95 span self time went from 19 ms to 601 ms [latency]", line("2%")}, "explains 2%"},
+		{0.004, []string{line("0%")}, "explains <1%"},
+		{0.03, []string{"new error template [new_errors]", "explains nothing [explained] but not a share"}, "symptoms only"},
+	} {
+		c := &rootcause.Candidate{Score: tc.score, Evidence: tc.evidence}
+		if got := ExplainedWords(c); got != tc.want {
+			t.Errorf("score %.2f, evidence %q: %q, want %q", tc.score, tc.evidence, got, tc.want)
+		}
+	}
+	rep := fixedReport(schema.KindDependencyTimeout)
+	rep.Candidates[0].Score = 1.02
+	md := newGen(t, Config{}).ForCandidate(rep, &rep.Candidates[0]).Markdown
+	if !strings.Contains(md, "rank 1, explains 85% of the window's anomalous requests") || strings.Contains(md, "1.02") {
+		t.Errorf("the runbook's header does not show the share explained, or shows the score:\n%s", md[:min(len(md), 1200)])
+	}
+}

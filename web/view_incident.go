@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 )
 
 // incidentView is what the incident template renders.
@@ -49,11 +50,16 @@ type preset struct {
 // candidateView is one candidate with its links and display values.
 type candidateView struct {
 	rootcause.Candidate
-	ScorePct    int
-	RunbookHref string
-	FirstSeen   string
-	Examples    []traceLink
-	Open        bool
+	// Explained is the candidate's headline, the share of the window's
+	// anomalous requests it explains ("explains 92%", "symptoms only";
+	// runbookgen.ExplainedWords), and ExplainedPct its bar's width: never
+	// above 100, where Score, which ranks, may exceed 1.
+	Explained    string
+	ExplainedPct int
+	RunbookHref  string
+	FirstSeen    string
+	Examples     []traceLink
+	Open         bool
 }
 
 // traceLink links one example trace.
@@ -207,19 +213,16 @@ func candidateViews(cs []rootcause.Candidate, max int) ([]candidateView, int) {
 	if len(cs) > max {
 		hidden, cs = len(cs)-max, cs[:max]
 	}
-	top := 0.0
-	for _, c := range cs {
-		top = math.Max(top, c.Score)
-	}
 	out := make([]candidateView, len(cs))
 	for i, c := range cs {
 		if c.Service == "" {
 			c.Service = "(unknown service)"
 		}
 		out[i] = candidateView{
-			Candidate: c, ScorePct: scorePct(c.Score, top),
+			Candidate: c, Explained: runbookgen.ExplainedWords(&c),
 			RunbookHref: runbookHref(c), FirstSeen: fmtClock(c.FirstSeen), Open: i == 0,
 		}
+		out[i].ExplainedPct, _ = runbookgen.Explained(&c)
 		for j, id := range c.ExampleTraces {
 			if j == 5 {
 				break
@@ -246,14 +249,6 @@ func runbookHref(c rootcause.Candidate) string {
 		return "/runbooks/" + url.PathEscape(c.ID)
 	}
 	return ""
-}
-
-// scorePct is a candidate's score as a share of the best one, for its bar.
-func scorePct(score, top float64) int {
-	if top <= 0 || math.IsNaN(score) || math.IsInf(top, 0) {
-		return 0
-	}
-	return int(math.Round(clamp01(score/top) * 100))
 }
 
 func clamp01(f float64) float64 {

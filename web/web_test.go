@@ -557,3 +557,33 @@ func TestPushToWebNamesIngest(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidateHeadlineIsTheShareExplained: a candidate's headline on the
+// incident page is the share of the window's anomalous requests it
+// explains, its bar as wide, never above 100%, where its score (the share
+// plus its symptoms' terms, which ranks) is over 1; the score is named as
+// what ranks, and the API keeps it.
+func TestCandidateHeadlineIsTheShareExplained(t *testing.T) {
+	b := newFixtureBackend()
+	b.report = fixtureReport()
+	c := &b.report.Candidates[0]
+	c.Score = 1.02
+	c.Evidence = append([]string{"explains 92% of the window's anomalous requests, each weighed by how unusual it is (failing traces that begin here 92%) [explained]"}, c.Evidence...)
+	h := newTestHandler(t, Config{}, b)
+	body := get(h, "/incident").Body.String()
+	for _, want := range []string{
+		`<rect class="fill" width="92" height="8" rx="2"/></svg><span data-field="explained">explains 92%</span>`,
+		`<span data-field="explained">symptoms only</span>`,
+		`ranked by score 1.02, that share plus its own symptoms' terms`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the incident page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `data-field="score"`) || strings.Contains(body, ">1.02<") {
+		t.Error("the incident page shows the score as a candidate's headline")
+	}
+	if api := get(h, "/api/v1/incident").Body.String(); !strings.Contains(api, `"score":1.02`) {
+		t.Errorf("the API lost the score: %.300s", api)
+	}
+}

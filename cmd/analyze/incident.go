@@ -109,7 +109,10 @@ func writeIncident(w io.Writer, rep *rootcause.Report, store string) error {
 		b.WriteString("\nNo root-cause candidate: nothing in the window differs from the baseline.\n")
 	}
 	for _, c := range rep.Candidates {
-		fmt.Fprintf(&b, "\n#%d  %s  %s  score %.2f", c.Rank, c.Service, c.Kind, c.Score)
+		// The headline is the share explained, never above 100%; the
+		// score that ranks (it adds symptom terms, so may exceed 1)
+		// stays in --json (runbookgen.Explained).
+		fmt.Fprintf(&b, "\n#%d  %s  %s  %s", c.Rank, c.Service, c.Kind, runbookgen.ExplainedWords(&c))
 		if c.Traces > 0 {
 			if c.Traces == 1 {
 				b.WriteString("  1 failing trace")

@@ -39,3 +39,29 @@ func TestIncidentSinceOverflow(t *testing.T) {
 		t.Errorf("--since banana: exit %d, %q", code, errs)
 	}
 }
+
+// TestIncidentHeadlineIsTheShareExplained: a candidate's line shows the
+// share of the window's anomalous requests it explains, never above 100%,
+// where its score (the share plus its symptoms' terms, which ranks) is
+// over 1; --json keeps the score.
+func TestIncidentHeadlineIsTheShareExplained(t *testing.T) {
+	rep := &rootcause.Report{Traces: 102, FailedTraces: 51, Candidates: []rootcause.Candidate{
+		{Rank: 1, Service: "fx-rates-api", Kind: "dependency-timeout", Score: 1.02, Traces: 51, Evidence: []string{
+			"explains 92% of the window's anomalous requests, each weighed by how unusual it is (failing traces that begin here 92%) [explained]",
+			"its p95 latency seen by its callers went from 301 ms to 5.0 s [latency]"}},
+		{Rank: 2, Service: "checkout", Kind: "unknown", Score: 0.03, Evidence: []string{"new error template [new_errors]"}},
+	}}
+	var b strings.Builder
+	if err := writeIncident(&b, rep, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"#1  fx-rates-api  dependency-timeout  explains 92%  51 failing traces", "#2  checkout  unknown  symptoms only"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "1.02") || strings.Contains(out, "score") {
+		t.Errorf("the text shows the score:\n%s", out)
+	}
+}

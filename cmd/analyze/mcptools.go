@@ -332,7 +332,7 @@ func incidentSummary(rep *rootcause.Report) string {
 			fmt.Fprintf(&b, "\n… and %d more candidates in the document.", len(rep.Candidates)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n#%d %s, %s, score %.2f", c.Rank, c.Service, c.Kind, c.Score)
+		fmt.Fprintf(&b, "\n#%d %s, %s, %s (score %.2f)", c.Rank, c.Service, c.Kind, runbookgen.ExplainedWords(&c), c.Score)
 		if c.Traces > 0 {
 			fmt.Fprintf(&b, ", %d failing traces", c.Traces)
 		}

@@ -114,13 +114,24 @@
     if (el && el.textContent !== String(value)) el.textContent = String(value);
   }
 
+  // explainedWords is runbookgen.ExplainedWords: the share of the window's
+  // anomalous requests a candidate explains, from its [explained] line.
+  function explainedWords(c) {
+    var ev = c.evidence || [];
+    for (var i = 0; i < ev.length; i++) {
+      var m = /^explains (\d+)% .* \[explained\]$/.exec(ev[i]);
+      if (m) return m[1] === '0' ? 'explains <1%' : 'explains ' + m[1] + '%';
+    }
+    return 'symptoms only';
+  }
+
   function updateNumbers(rep) {
     setField(document, 'traces', rep.traces);
     setField(document, 'failed_traces', rep.failed_traces);
     setField(document, 'candidates', (rep.candidates || []).length);
     (rep.candidates || []).forEach(function (c) {
       var li = document.getElementById('cand-' + c.id);
-      if (li) setField(li, 'score', Number(c.score).toFixed(2));
+      if (li) setField(li, 'explained', explainedWords(c));
     });
   }
 
