@@ -290,7 +290,12 @@
 //	where a record's callee is named (Options.naming):
 //	callee_named                 the name an attribute (or key=value) gives the callee, before a URL's host       namedAttrs                                 testdata/callee_named.txtar
 //
+//	where the suspect walk meets a timeout on a silent callee, or a bare status:
+//	timeout_wait                 the callee was itself in a call for most of the caller's wait: that dependency   waitShare, waitSlack                       testdata/timeout_wait.txtar
+//	call_below                   a bare status whose callee a failed call below names: walk on from that call     none                                       testdata/call_below.txtar
+//
 //	classifyRules, per trace, after classification:
+//	callee_status                a 5xx line's text tells its callee's 4xx ("X returned 422"): the callee's kind    none                                       testdata/callee_status.txtar
 //	callee_answered              a failure naming no callee reports "X returned 503": X, a service of the trace  none                                       testdata/callee_answered.txtar
 //	quoted_error                 an error naming no service of the trace quotes one's error: that is its callee   minQuote                                   testdata/quoted_error.txtar
 //	vague_signal                 a vague error (a bare status) takes the kind of its service's signal just before signalLead (outside spans)                 testdata/vague_signal.txtar

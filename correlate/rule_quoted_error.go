@@ -12,7 +12,9 @@ import (
 // even when it is of a kind that does not propagate (deterministic), and
 // the suspect's reason says "quoted error [quoted_error]".
 //
-// Condition: both are error logs of two services, the quoter's text is
+// Condition: both are error logs of two services, the quoted one not a
+// caller of the quoter's span (a caller's error is no answer its callee
+// quotes: services of one library fail in the same words); the quoter's text is
 // longer than the quoted message and contains it whole (or its part after
 // the first ": ", the quoted service's own prefix dropped), at least
 // minQuote bytes. Among several quoted messages (a chain "checkout returned
@@ -58,7 +60,9 @@ func quotes(t *Trace) []quoting {
 		body := messageOf(t.rec(e))
 		best, bestLen := int32(-1), 0
 		for _, q := range errs {
-			if t.ents[q].svc == t.ents[e].svc {
+			if t.ents[q].svc == t.ents[e].svc || callerOf(t, q, e) {
+				// A caller's error is no answer its callee quotes: two
+				// services of one library fail in the same words.
 				continue
 			}
 			if n := quotedLen(body, messageOf(t.rec(q))); n > bestLen {

@@ -29,14 +29,14 @@ func classifyVagueBySignal(t *Trace) {
 		if e.failure != failError || !e.class.Vague() || e.fail < 0 || t.fails[e.fail].target != "" {
 			continue
 		}
-		at := t.rec(int32(i)).Time
+		at := t.eventAt(int32(i)) // a span fails at its end
 		best := -1
 		for j := range t.ents {
 			s := &t.ents[j]
 			if j == i || s.failure != failSignal || s.svc != e.svc || s.class == "" || s.class.Vague() {
 				continue
 			}
-			st := t.rec(int32(j)).Time
+			st := t.eventAt(int32(j))
 			if st.After(at) {
 				continue
 			}
@@ -47,7 +47,7 @@ func classifyVagueBySignal(t *Trace) {
 			} else if at.Sub(st) > signalLead {
 				continue
 			}
-			if best < 0 || st.After(t.rec(int32(best)).Time) {
+			if best < 0 || st.After(t.eventAt(int32(best))) {
 				best = j
 			}
 		}

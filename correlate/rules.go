@@ -160,6 +160,7 @@ func skewRules() []traceRule {
 // in order.
 func classifyRules() []traceRule {
 	return []traceRule{
+		{ruleCalleeStatus, classifyByCalleeStatus},
 		{ruleCalleeAnswered, nameAnsweredCallee},
 		{ruleQuotedError, nameQuotedCallee},
 		{ruleVagueSignal, classifyVagueBySignal},
@@ -176,10 +177,12 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 }
 
 // traceRuleNames lists the per-trace rules of every registry, and
-// callee_named, which is not applied after a step but read where a
-// record's callee is named (Options.naming).
+// callee_named, timeout_wait and call_below, which are not applied after
+// a step but read where a record's callee is named (Options.naming) and
+// where the suspect walk meets a timeout (waitedOn) or a bare status
+// (failedCallBelow).
 func traceRuleNames() []string {
-	out := []string{ruleCalleeNamed}
+	out := []string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow}
 	for _, r := range slices.Concat(skewRules(), classifyRules()) {
 		out = append(out, r.name)
 	}

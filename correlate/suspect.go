@@ -34,7 +34,9 @@ func findSuspect(t *Trace) {
 			return
 		}
 		if visited[t.ents[next].svc] {
-			t.res.Suspect = ownSuspect(t, cur, &why)
+			s := ownSuspect(t, cur, &why)
+			s.Reason = strings.Join(why, "; ")
+			t.res.Suspect = s
 			return
 		}
 		cur = next
@@ -120,7 +122,20 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		}
 		return ownSuspect(t, cur, why), -1
 	}
+	if h, _ := t.hint(cur); e.class.Vague() && h == "" && !t.opts.ruleOff(ruleCallBelow) {
+		if j := failedCallBelow(t, cur, tgt); j >= 0 {
+			// A bare status its request answered with, because a call it
+			// made failed in a way that says more: walk from that call.
+			*why = append(*why, fmt.Sprintf("%s answered %s because its call to %s failed (%s): %s%s",
+				name, e.class, tgt, t.ents[j].class, oneLine(messageOf(t.rec(j)), 120), ruleTag(ruleCallBelow)))
+			return suspectStep(t, j, why)
+		}
+	}
 	ti := t.findService(tgt)
+	var dep, how string
+	if ti < 0 || calleeError(t, ti) < 0 {
+		dep, how = waitedOn(t, cur, tgt)
+	}
 	switch {
 	case e.class == schema.KindRateLimit && ti >= 0 && !throttledToo(t, ti):
 		// A 429 is the callee's own decision to refuse: its other errors
@@ -132,6 +147,14 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged an error",
 			name, e.class, tgt, via))
 		return nil, calleeError(t, ti)
+	case dep != "":
+		// The callee answered late because it was itself waiting.
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error; %s",
+			name, e.class, tgt, via, how))
+		if di := t.findService(dep); di >= 0 && calleeError(t, di) >= 0 {
+			return nil, calleeError(t, di)
+		}
+		return &Suspect{Service: dep, Kind: e.class}, -1
 	case ti >= 0 && t.svcs[ti].firstSignal >= 0 && signalPoints(t, t.svcs[ti].firstSignal):
 		// The callee only warned, and its warning is itself a symptom (its
 		// own breaker open, its own calls timing out or failing): follow it.
@@ -187,6 +210,10 @@ func ownSuspect(t *Trace, cur int32, why *[]string) *Suspect {
 		s := t.fails[e.fail].toldBy - 1
 		*why = append(*why, fmt.Sprintf("its kind is that of its line just before: %s [%s]",
 			oneLine(messageOf(t.rec(s)), 120), ruleVagueSignal))
+	}
+	if e.fail >= 0 && t.fails[e.fail].calleeStatus > 0 {
+		*why = append(*why, fmt.Sprintf("its kind is that of the %d its callee answered, not of its own 5xx [%s]",
+			t.fails[e.fail].calleeStatus, ruleCalleeStatus))
 	}
 	if e.failure == failError {
 		t.res.ownSig, t.res.ownAt, t.res.ownRec = t.signature(cur), t.eventAt(cur), t.ents[cur].rec

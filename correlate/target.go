@@ -22,13 +22,49 @@ const (
 // lowercase.
 func hintFromText(l *lowered) string {
 	addr := ""
-	// Markers that introduce the callee's name, most specific first.
+	// try reads the callee's name after marker m at its first place;
+	// an address names no service, and is kept for the case that
+	// nothing else does ("dial tcp 10.0.0.7:8080" after "calling
+	// payment").
+	try := func(m string) (string, int) {
+		i := l.index(m)
+		if i < 0 {
+			return "", -1
+		}
+		rest := l.s[i+len(m):]
+		if h := hostAfterScheme(rest[:min(len(rest), 200)]); h != "" && urlNear(rest) {
+			return h, i
+		}
+		if tok := nameToken(rest); tok != "" {
+			if isIPv4(tok) {
+				addr = cmp.Or(addr, tok)
+				return "", -1
+			}
+			return fullName(l, tok), i
+		}
+		return "", -1
+	}
+	// A call's own wording names its callee. The first of them in the
+	// text names the callee the failure is about ("failed to call
+	// instances-eu: breaker open, not calling eu.instances.internal");
+	// later ones add details.
+	name, found := "", -1
 	for _, m := range [...]string{
-		// The callee's own name before a breaker's or bulkhead's label,
-		// which is often short for it ("calling fraud-svc: CircuitBreaker
-		// 'fraud' is OPEN").
 		"no instances available for ", "calling ", "call to ", "to call ", "request to ", "requesting ",
 		"connect to ", "connecting to ", "connection to ", "invoking ",
+	} {
+		if n, i := try(m); i >= 0 && (found < 0 || i < found) {
+			name, found = n, i
+		}
+	}
+	if found >= 0 {
+		return name
+	}
+	// Else, most specific first: a breaker's or bulkhead's label, which
+	// is often short for the callee's name ("calling fraud-svc:
+	// CircuitBreaker 'fraud' is OPEN" names fraud-svc above), then the
+	// wording of a refused connection or of an answer.
+	for _, m := range [...]string{
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
 		"circuit '", "circuit \"",
@@ -38,23 +74,8 @@ func hintFromText(l *lowered) string {
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
 		"gateway timeout from ", "too many requests from ", "not found from ", "bad request from ",
 	} {
-		i := l.index(m)
-		if i < 0 {
-			continue
-		}
-		rest := l.s[i+len(m):]
-		if h := hostAfterScheme(rest[:min(len(rest), 200)]); h != "" && urlNear(rest) {
-			return h
-		}
-		if tok := nameToken(rest); tok != "" {
-			if isIPv4(tok) {
-				// An address names no service: a later marker or a
-				// URL's host may ("dial tcp 10.0.0.7:8080" after
-				// "calling payment").
-				addr = cmp.Or(addr, tok)
-				continue
-			}
-			return fullName(l, tok)
+		if n, i := try(m); i >= 0 {
+			return n
 		}
 	}
 	if i := l.index("://"); i >= 0 {

@@ -75,6 +75,9 @@ type failInfo struct {
 	// toldBy is 1 + the entry of the signal whose class a vague error
 	// took (ruleVagueSignal), 0 none.
 	toldBy int32
+	// calleeStatus is the status its callee answered, whose class it took
+	// over its own 5xx (ruleCalleeStatus), 0 none.
+	calleeStatus int
 }
 
 const (

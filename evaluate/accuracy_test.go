@@ -18,9 +18,11 @@ const (
 	nezhaAC3Floor     = 0.92
 	nezhaOBAC1Floor   = 0.95
 	nezhaOBAC3Floor   = 0.95
-	simAC1Floor       = 0.84
+	simAC1Floor       = 0.92
 	simOriginAccFloor = 0.93
-	simKindFloor      = 0.77
+	simKindFloor      = 0.84
+	seedAC1Floor      = 0.88
+	seedKindFloor     = 0.77
 )
 
 // TestNezhaAccuracy runs the whole pipeline (ingest, store, correlate,
@@ -89,6 +91,43 @@ func TestSimulatorAccuracy(t *testing.T) {
 	if s.AC["1"] < simAC1Floor || *s.OriginAccuracy < simOriginAccFloor || *s.KindAccuracy < simKindFloor {
 		t.Errorf("simulator AC@1 %.2f origin accuracy %.2f top kind right %.2f, below the floors %.2f / %.2f / %.2f",
 			s.AC["1"], *s.OriginAccuracy, *s.KindAccuracy, simAC1Floor, simOriginAccFloor, simKindFloor)
+	}
+}
+
+// TestSeedSystemsAccuracy generates one incident of every fault of each
+// of the four seed systems (sim.SeedTopologies: per-region breakers, a
+// namespace breaker, a classifier's silent new version, a payment
+// timeout with retries and a dead-letter queue), and scores them as
+// TestSimulatorAccuracy does: the analysis at its floor, and never below
+// a plain baseline method.
+func TestSeedSystemsAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates and analyses the seed systems' incidents; skipped with -short")
+	}
+	dir := t.TempDir()
+	i := 0
+	for _, topo := range sim.SeedTopologies() {
+		for _, f := range sim.TopologyFaults(topo) {
+			inc, err := sim.Generate(sim.Config{Seed: int64(9500 + i), Fault: f.Kind, FaultType: f.Type,
+				Topology: topo, Baseline: 10 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := inc.WriteCase(filepath.Join(dir, topo+"-"+f.Type)); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}
+	}
+	s := runAll(t, []string{dir})
+	t.Logf("seed systems: %d cases AC@1 %.2f AC@3 %.2f kind right %.2f", s.Cases, s.AC["1"], s.AC["3"], *s.KindAccuracy)
+	for _, r := range s.PerCase {
+		t.Logf("  %-40s truth %-22s rank %d kind %-20s rule %-12s top %v", r.Case, r.Truth, r.Rank, r.TopKind, r.Rule, r.Top)
+	}
+	beatsBaselines(t, "seed systems", s)
+	if s.AC["1"] < seedAC1Floor || *s.KindAccuracy < seedKindFloor {
+		t.Errorf("seed systems AC@1 %.2f top kind right %.2f, below the floors %.2f / %.2f",
+			s.AC["1"], *s.KindAccuracy, seedAC1Floor, seedKindFloor)
 	}
 }
 

@@ -294,7 +294,8 @@ func (sc *behaviourScratch) callName(svc, op string) string {
 }
 
 // pointsElsewhere reports whether r is a failure that points at a
-// dependency (a timeout, an open breaker), per its template's class.
+// dependency (a timeout, an open breaker), per its template's class, or
+// names another service (ruleAboutOther).
 func (p *period) pointsElsewhere(r *schema.Record) bool {
 	if r.Severity < schema.SeverityWarn {
 		return false
@@ -304,7 +305,7 @@ func (p *period) pointsElsewhere(r *schema.Record) bool {
 		return false
 	}
 	ts := sp.templates[templateOf(r)]
-	return ts != nil && ts.kind.PointsElsewhere()
+	return ts != nil && (ts.kind.PointsElsewhere() || p.aboutOther(r.Service, ts))
 }
 
 // calleeOf is the service a child span c of a span of parent calls: its own
@@ -676,7 +677,11 @@ func scoreBehaviour(in *inputs, s *scored) {
 		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	n := top.changed()
-	if in.traces.passedThrough(s.service) > 0 {
+	if !in.off[ruleCountedOnce] {
+		// Failing traces are their suspects' (ruleCountedOnce): a change
+		// in them explains nothing more.
+		n = top.changedOK()
+	} else if in.traces.passedThrough(s.service) > 0 {
 		// Failing traces whose votes passed through it to a deeper
 		// cause (a breaker it opened, a refusal) are that cause's: its
 		// change in them is their failure.

@@ -133,6 +133,9 @@ type timing struct {
 	// durs is each window trace's duration, from its first span's start
 	// to its last span's end.
 	durs map[schema.TraceID]float64
+	// failed marks the window's failing traces (ruleCountedOnce): their
+	// suspects explain them, their slow samples do not.
+	failed map[schema.TraceID]bool
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -332,23 +335,28 @@ type tally struct {
 	// from the baseline's samples beyond it (exceedance).
 	expect float64
 	// extra is, per window trace with a slow sample, how much longer its
-	// slow samples took than their baseline's median.
-	extra map[schema.TraceID]float64
+	// slow samples took than their baseline's median; longest its longest
+	// slow sample (the request's duration, as a service's own lines time
+	// it, when its trace has no spans to time it by).
+	extra, longest map[schema.TraceID]float64
 }
 
 func (t *tally) add(o *tally) {
 	t.slow += o.slow
 	t.expect += o.expect
 	for id, ns := range o.extra {
-		t.note(id, ns)
+		t.note(id, ns, o.longest[id])
 	}
 }
 
-func (t *tally) note(id schema.TraceID, ns float64) {
+// note adds a slow sample of trace id that took ns longer than its
+// baseline's median, dur in all.
+func (t *tally) note(id schema.TraceID, ns, dur float64) {
 	if t.extra == nil {
-		t.extra = map[schema.TraceID]float64{}
+		t.extra, t.longest = map[schema.TraceID]float64{}, map[schema.TraceID]float64{}
 	}
 	t.extra[id] += ns
+	t.longest[id] = max(t.longest[id], dur)
 }
 
 // decades is how surely t's slow samples of n exceed chance: -log10 of the
@@ -425,8 +433,14 @@ func (s *shift) slowed(w *period) float64 {
 	beyond := max(0, float64(t.slow)-t.expect) / float64(t.slow)
 	k := 0.0
 	for id, extra := range t.extra {
-		d, ok := w.timing.durs[id]
-		if !ok || d <= extra {
+		if w.timing.failed[id] {
+			continue // a failing request, its suspect's (ruleCountedOnce)
+		}
+		// The request took the trace's span, or, when its spans do not
+		// cover the slow sample (a service timed by its own lines),
+		// the sample itself.
+		d := max(w.timing.durs[id], t.longest[id])
+		if d <= extra {
 			k++
 			continue
 		}
@@ -437,6 +451,18 @@ func (s *shift) slowed(w *period) float64 {
 	}
 	return k * beyond * s.confidence()
 }
+
+// ruleCountedOnce: the window's anomalous requests are each explained
+// once. A failing trace is its suspect's (trace_origin); the slow samples
+// in it (a caller's stated duration grown by its wait on the dependency
+// that failed it, the dependency's own slow calls) explain nothing more,
+// or a caller that only waited would take the failure's requests twice;
+// nor does a change in its execution (behaviour counts the traces without
+// an error record whose execution changed).
+//
+// Condition: a trace with a slow sample, or a changed execution, failed.
+// Scenario: testdata/counted_once.txtar.
+const ruleCountedOnce = "counted_once"
 
 // exceedance is the share of draws from a distribution that exceed a
 // limit that k of m earlier draws exceeded: (k+1)/(m+1), whatever the
@@ -481,7 +507,7 @@ func (t *tally) count(w, b *timingStat, limit, b50 float64) int {
 		if v > limit {
 			slow++
 			if i < len(w.ids) && w.ids[i] != "" {
-				t.note(w.ids[i], v-b50)
+				t.note(w.ids[i], v-b50, v)
 			}
 		}
 	}

@@ -273,8 +273,10 @@
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
 //	rule          condition                                          weight  constants                           test (testdata/)
-//	trace_origin  failing traces whose suspect it is, by novelty      E       two-sigma Poisson novelty,          trace_origin.txtar, chains_test.go
-//	              (explains them)                                             exposure
+//	trace_origin  failing traces whose suspect it is, by novelty      E       two-sigma Poisson novelty of the    trace_origin.txtar, chains_test.go
+//	              (explains them)                                             two counts' difference (a short
+//	                                                                          baseline's rate is uncertain too),
+//	                                                                          exposure
 //	new_errors    its own error signatures absent from the baseline   1.5     full at 5 errors, warnings 0.2,     new_errors.txtar
 //	              (as surely as the baseline would have shown them)           exposure
 //	latency       p95 self time, or an operation's median, rose       1.5     ratio ≥ 1.5, 1 ms floor; ×0.25      latency.txtar
@@ -298,6 +300,11 @@
 //	              than before it, with a kind a request can cause
 //	breaker_trips a service refusing work, naming no dependency,      E       majority of the served traces'      breaker_trips.txtar
 //	              leads where the failing traces it served lead               novelty
+//	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
+//	              do not move it to where its other failures lead
+//	about_other   a line naming another service of the window as a    —       minAboutName 4                      about_other.txtar
+//	              word is that one's: not its writer's new error nor
+//	              a change in its writer's behaviour
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //	              (never below its call_timing measured net of its
 //	              callees; scaled by 1 − how surely its network is slow)

@@ -34,6 +34,8 @@ type period struct {
 	// split, when set, divides a baseline into its older and newer halves:
 	// behaviour before it is also kept apart (opStat.older).
 	split time.Time
+	// aboutOff leaves ruleAboutOther out.
+	aboutOff bool
 	// active holds the coverSec-long slices of the period that hold records:
 	// a store may hold only parts of a period (a baseline of a few minutes
 	// an hour ago, a window whose end has not arrived), and rates must be
@@ -218,6 +220,9 @@ type templateStat struct {
 	followed bool
 	// logged is the durations its lines state (logged_timing).
 	logged *timingStat
+	// about is 0 until aboutOther has looked, then 2 when the template
+	// names another service of the period, else 1.
+	about uint8
 }
 
 // own reports whether the template's failures are the service's own rather
@@ -278,8 +283,10 @@ func (p *period) add(r *schema.Record, buckets int) {
 		return
 	}
 	p.addName(r.Service)
-	if v := r.Attrs[schema.AttrPeerService]; v != "" {
-		p.addName(v)
+	for _, k := range [...]string{schema.AttrPeerService, "remote.service", "peer"} {
+		if v := r.Attrs[k]; v != "" {
+			p.addName(v)
+		}
 	}
 	sp := p.service(r.Service)
 	sp.records++
@@ -424,11 +431,12 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 	p.addCallTimes(recs)
 }
 
-// PeerOf names the service a client span calls, from the OpenTelemetry
-// attributes that say so (peer.service, then server.address or the older
-// net.peer.name), or "".
+// PeerOf names the service a client span calls, from the attributes that
+// say so: the OpenTelemetry conventions' peer.service, then the explicit
+// names instrumentations give it (remote.service, peer), then
+// server.address or the older net.peer.name; "" when none.
 func PeerOf(r *schema.Record) string {
-	for _, k := range [...]string{schema.AttrPeerService, "server.address", "net.peer.name"} {
+	for _, k := range [...]string{schema.AttrPeerService, "remote.service", "peer", "server.address", "net.peer.name"} {
 		if v := r.Attrs[k]; v != "" {
 			return v
 		}

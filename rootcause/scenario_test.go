@@ -38,7 +38,7 @@ import (
 // named only by its host (server.address); svc@VERSION/op gives the
 // span's service.version; SELF!WORDS makes the span's service log the
 // error WORDS (underscores for spaces) in it, SELF?WORDS the info line
-// WORDS (before any !WORDS); @peer:DUR!WORDS is a call to
+// WORDS (before any !WORDS; a warning when WORDS begin WARN_); @peer:DUR!WORDS is a call to
 // the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
 // which leaves no span, log an access line stating it took MS (the call's
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
@@ -287,8 +287,12 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			recs[i].Attrs = map[string]string{schema.AttrServiceVersion: n.version}
 		}
 		if n.info != "" {
+			sev, body := schema.SeverityInfo, strings.ReplaceAll(n.info, "_", " ")
+			if b, ok := strings.CutPrefix(body, "WARN "); ok {
+				sev, body = schema.SeverityWarn, b
+			}
 			recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(time.Millisecond / 4), TraceID: tid,
-				SpanID: id, Service: n.svc, Severity: schema.SeverityInfo, Body: strings.ReplaceAll(n.info, "_", " ")})
+				SpanID: id, Service: n.svc, Severity: sev, Body: body})
 		}
 		if n.err != "" {
 			recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(time.Millisecond / 2), TraceID: tid,

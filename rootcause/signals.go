@@ -190,7 +190,7 @@ func scoreNewErrors(in *inputs, s *scored) {
 	var weighted float64
 	var first time.Time
 	for t, ts := range w.templates {
-		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) {
+		if ts.errors+ts.warns == 0 || !ts.own() || (b != nil && b.templates[t] != nil) || in.win.aboutOther(s.service, ts) {
 			continue
 		}
 		n += ts.errors + ts.warns
@@ -366,7 +366,7 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleBreakerTrips)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleBreakerTrips, ruleThrottleStays, ruleAboutOther, ruleCountedOnce)
 	for _, r := range kindRules() {
 		out = append(out, r.name)
 	}

@@ -132,6 +132,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
 	w.timing.keep = true
+	w.aboutOff = opt.Off[ruleAboutOther]
 	tv.rollouts = rolloutsOf(w)
 	var votes []vote
 	window.each(func(recs []schema.Record) {
@@ -151,6 +152,12 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 			return
 		}
 		tv.failed++
+		if !opt.Off[ruleCountedOnce] {
+			if w.timing.failed == nil {
+				w.timing.failed = map[schema.TraceID]bool{}
+			}
+			w.timing.failed[res.TraceID] = true
+		}
 		v := newVote(res, entryOf(recs), 0)
 		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
@@ -374,7 +381,7 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 		}
 		return ""
 	}
-	ch := chains{ends: map[string]string{}, trips: map[string]string{}}
+	ch := chains{ends: map[string]string{}, trips: map[string]string{}, offStays: off[ruleThrottleStays]}
 	for t := range involved {
 		seen := map[string]bool{t: true}
 		cur := t
@@ -403,12 +410,30 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 // followed (breaker_trips), if any.
 type chains struct {
 	ends, trips map[string]string
+	// offStays leaves ruleThrottleStays out.
+	offStays bool
+}
+
+// ruleThrottleStays: a 429 is its throttler's own answer. A vote for a
+// service that refused with "too many requests" stays with it: the pointer
+// chains do not move it to where that service's other failures lead (its
+// own calls to a dependency failing in a few traces do not say why it
+// throttles), as the per-trace walk stops at a throttler unless it was
+// throttled itself further down.
+//
+// Condition: the vote's kind is rate-limit.
+// Scenario: testdata/throttle_stays.txtar.
+const ruleThrottleStays = "throttle_stays"
+
+// throttleStays reports whether vote v keeps its target against a chain.
+func throttleStays(v *vote, off bool) bool {
+	return !off && v.kind == schema.KindRateLimit
 }
 
 func (tv *traceVotes) tally(v *vote, ch chains) {
 	o := &v.origin
 	target := v.target
-	if end, ok := ch.ends[target]; ok {
+	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
@@ -885,9 +910,14 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 		return exposure(obs/w.minutes(), b.minutes())
 	}
 	// The share of the window's count beyond what the baseline rate
-	// explains, with two standard deviations of Poisson noise.
+	// explains, with two standard deviations of Poisson noise: of the
+	// window's count, and of the baseline's, whose rate a short baseline
+	// knows only roughly (three lines in one minute may be a rate of one
+	// or of eight). The difference of the two counts, the baseline's
+	// scaled to the window, varies by exp·(1 + window/baseline).
 	exp := float64(bs.count) / b.minutes() * w.minutes()
-	return max(0, min(1, (obs-exp-2*math.Sqrt(exp))/obs))
+	sd := math.Sqrt(exp * (1 + w.minutes()/b.minutes()))
+	return max(0, min(1, (obs-exp-2*sd)/obs))
 }
 
 // exposure is the chance that a baseline of the given minutes of data
