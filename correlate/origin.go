@@ -129,7 +129,9 @@ func operationOf(t *Trace, i int32) string {
 
 // causedBy names the service whose failure an error followed from: the
 // failing callee it points at, else the nearest earlier error of another
-// service that is not one of its callers, else its own service.
+// service that is not one of its callers (above it in the span tree, or,
+// without spans, a service whose failures name it: "request to pricing
+// timed out" is pricing's caller's), else its own service.
 func causedBy(t *Trace, i int32) string {
 	own := t.ents[i].svc
 	if tgt, _ := pointer(t, i); tgt != "" {
@@ -143,11 +145,24 @@ func causedBy(t *Trace, i int32) string {
 		if j == i || t.eventAt(j).After(t.eventAt(i)) {
 			continue
 		}
-		if t.ents[j].svc != own && !isAncestor(t, t.ents[j].node, t.ents[i].node) {
+		if t.ents[j].svc != own && !isAncestor(t, t.ents[j].node, t.ents[i].node) && !callsInto(t, t.ents[j].svc, own) {
 			return t.svcs[t.ents[j].svc].name
 		}
 	}
 	return t.svcs[own].name
+}
+
+// callsInto reports whether a failure or signal of service svc names
+// service callee: svc calls it.
+func callsInto(t *Trace, svc, callee int32) bool {
+	for k := range t.ents {
+		if e := &t.ents[k]; e.svc == svc && e.failure != failNone {
+			if tgt, _ := pointer(t, int32(k)); tgt == t.svcs[callee].name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isAncestor reports whether node a is n or one of n's ancestors.
