@@ -112,7 +112,10 @@ func demo(ctx context.Context, e *env, f *demoFlags) error {
 	if err := freshDemoStore(ctx, f.url); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "Simulated %d records (%s) across %d files; loading them into %s through the ingest path…\n\n",
+	// The files go once loaded; a reader of the README ("writes it as
+	// files in the input formats") is told where to get such files to keep.
+	fmt.Fprintf(e.Stdout, "Simulated %d records (%s) across %d files in a temporary folder (faultsim -out DIR writes such files to keep); "+
+		"loading them into %s through the ingest path…\n\n",
 		len(inc.Records), c.Truth.RootCause.Kind, len(c.Files), cli.TerminalSafe(f.url))
 	eng, closeFn, err := f.engine(ctx, false, logger(e))
 	if err != nil {

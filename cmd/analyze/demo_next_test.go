@@ -26,6 +26,9 @@ func TestDemoPrintsWhatRuns(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("demo: exit %d: %s", code, errs)
 	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "files in a temporary folder (faultsim -out DIR writes such files to keep)") {
+		t.Errorf("the demo does not say where its files went: %q", first)
+	}
 	_, next, ok := strings.Cut(out, "\nNext, on the demo's store (these run as printed):\n")
 	if !ok {
 		t.Fatalf("the demo does not end with what to run next:\n%s", out)
