@@ -336,8 +336,13 @@ func incidentSummary(rep *rootcause.Report) string {
 		if c.Traces > 0 {
 			fmt.Fprintf(&b, ", %d failing traces", c.Traces)
 		}
-		if len(c.Evidence) > 0 {
-			fmt.Fprintf(&b, ": %s", oneLine(c.Evidence[0], 160))
+		// The share explained is said above: the first line of other
+		// evidence follows it.
+		for _, ev := range c.Evidence {
+			if !strings.HasSuffix(ev, " [explained]") {
+				fmt.Fprintf(&b, ": %s", oneLine(ev, 160))
+				break
+			}
 		}
 		if c.Runbook != nil {
 			fmt.Fprintf(&b, " (runbook %s)", c.Runbook.ID)

@@ -61,6 +61,11 @@ func TestMCPToolsDocumentsAreTheCLIs(t *testing.T) {
 	if !strings.Contains(sum, "#1 inventory, db-pool-exhaustion") || !strings.Contains(sum, "8 failing") {
 		t.Errorf("incident summary: %s", sum)
 	}
+	// The share explained heads a candidate, and its evidence line is not
+	// repeated after it.
+	if !strings.Contains(sum, "#1 inventory, db-pool-exhaustion, explains 100% (score ") || strings.Contains(sum, "[explained]") {
+		t.Errorf("incident summary does not head candidates with the share explained, once: %s", sum)
+	}
 
 	doc, sum, err = tools.trace(ctx, mcpTraceInput{TraceID: ids[0]})
 	if err != nil {
