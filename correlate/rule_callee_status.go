@@ -1,6 +1,10 @@
 package correlate
 
-import "github.com/faultline/faultline/schema"
+import (
+	"strings"
+
+	"github.com/faultline/faultline/schema"
+)
 
 // ruleCalleeStatus: an error line whose own response status (its
 // http.response.status_code attribute) is a 5xx while its text tells the
@@ -30,7 +34,7 @@ func classifyByCalleeStatus(t *Trace) {
 			continue
 		}
 		r := t.rec(int32(i))
-		if code := httpStatus(r); code < 500 || code > 599 {
+		if code := httpStatus(r); code < 500 || code > 599 || !mayStateAnswer(r.Body) {
 			continue
 		}
 		l = lowered{}
@@ -41,4 +45,15 @@ func classifyByCalleeStatus(t *Trace) {
 			t.fails[e.fail].calleeStatus = code
 		}
 	}
+}
+
+// mayStateAnswer is a cheap test, before the text is lowered, that body
+// may state its callee's answer.
+func mayStateAnswer(body string) bool {
+	for _, w := range [...]string{"eturned ", "nswered ", "esponded with ", "tatus code "} {
+		if strings.Contains(body, w) {
+			return true
+		}
+	}
+	return false
 }
