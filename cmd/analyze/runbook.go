@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
@@ -47,8 +48,16 @@ func runRunbook(ctx context.Context, e *env, args []string) int {
 func (f *runbookFlags) find(ctx context.Context, e *env, arg string) (*runbookgen.Runbook, error) {
 	if k := schema.Kind(arg); k.Valid() {
 		// The store is named, as an incident's runbook names it, so that
-		// the generic runbook's analyze commands run as printed.
-		gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: f.runbooks, PublicURL: f.public, Store: f.url}, logger(e))
+		// the generic runbook's analyze commands run as printed; a default
+		// store that is not there is no store to name, and the runbook
+		// then says which store its commands read.
+		known := f.url
+		if known == store.DefaultPath {
+			if _, err := os.Stat(known); err != nil {
+				known = ""
+			}
+		}
+		gen, err := runbookgen.New(runbookgen.Config{TemplatesDir: f.runbooks, PublicURL: f.public, Store: known}, logger(e))
 		if err != nil {
 			return nil, badUsage("%v", err)
 		}

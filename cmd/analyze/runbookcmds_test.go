@@ -131,3 +131,27 @@ func TestRunbookCommandsRunAsPrinted(t *testing.T) {
 		t.Errorf("the generic runbooks printed %d analyze commands, want at least 3 each", ran)
 	}
 }
+
+// TestGenericRunbookDefaultStore: with no --store and no $FAULTLINE_STORE,
+// a generic runbook names the default store when it is there, and when it
+// is not, names none and says which store its commands read.
+func TestGenericRunbookDefaultStore(t *testing.T) {
+	t.Setenv("FAULTLINE_STORE", "")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, md, errs := runCmd(t, "runbook", "timeout")
+	if code != exitOK || strings.Contains(md, "--store /") || !strings.Contains(md, "read the store in `$FAULTLINE_STORE`, else `./faultline.db`") {
+		t.Errorf("no store here: exit %d, %s; the runbook names a store or does not say which it reads:\n%.600s", code, errs, md)
+	}
+	if err := os.WriteFile("faultline.db", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, md, _ = runCmd(t, "runbook", "timeout")
+	if want := "analyze trace --store " + filepath.Join(abs, "faultline.db") + " TRACE_ID"; code != exitOK || !strings.Contains(md, want) {
+		t.Errorf("a store here: the runbook lacks %q:\n%.600s", want, md)
+	}
+}
