@@ -329,7 +329,11 @@ func incidentSummary(rep *rootcause.Report) string {
 	}
 	for i, c := range rep.Candidates {
 		if i == 3 {
-			fmt.Fprintf(&b, "\n… and %d more candidates in the document.", len(rep.Candidates)-i)
+			if n := len(rep.Candidates) - i; n == 1 {
+				b.WriteString("\n… and 1 more candidate in the document.")
+			} else {
+				fmt.Fprintf(&b, "\n… and %d more candidates in the document.", n)
+			}
 			break
 		}
 		fmt.Fprintf(&b, "\n#%d %s, %s, %s (score %.2f)", c.Rank, c.Service, c.Kind, runbookgen.ExplainedWords(&c), c.Score)

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/rootcause"
 )
 
 // mcpTestTools opens the enrich store (an incident at enrichT0) and
@@ -302,5 +305,20 @@ func TestMCPIncidentDefaultWindow(t *testing.T) {
 	b, _ = marshalDoc(doc)
 	if err := json.Unmarshal(b, &tool); err != nil || tool.Window.To.Sub(tool.Window.From) != 30*time.Minute || strings.Contains(sum, "note:") {
 		t.Errorf("since 30m gave %v, %v:\n%s", tool.Window, err, sum)
+	}
+}
+
+// TestMCPIncidentSummaryMore: the candidates past the third are counted
+// in words that agree with their number.
+func TestMCPIncidentSummaryMore(t *testing.T) {
+	rep := &rootcause.Report{}
+	for i := range 5 {
+		rep.Candidates = append(rep.Candidates, rootcause.Candidate{Rank: i + 1, Service: "s" + strconv.Itoa(i)})
+		if i == 3 || i == 4 {
+			want := map[int]string{3: "… and 1 more candidate in the document.", 4: "… and 2 more candidates in the document."}[i]
+			if sum := incidentSummary(rep); !strings.HasSuffix(sum, want) {
+				t.Errorf("%d candidates: %q, want it to end with %q", i+1, sum, want)
+			}
+		}
 	}
 }
