@@ -133,9 +133,10 @@ type timing struct {
 	// durs is each window trace's duration, from its first span's start
 	// to its last span's end.
 	durs map[schema.TraceID]float64
-	// failed marks the window's failing traces (ruleCountedOnce): their
-	// suspects explain them, their slow samples do not.
-	failed map[schema.TraceID]bool
+	// failed names the suspect of each of the window's failing traces
+	// (ruleCountedOnce): it explains them, their slow samples do not,
+	// unless they are its own.
+	failed map[schema.TraceID]string
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -425,7 +426,7 @@ func (s *shift) excess() float64 {
 // that waited 0.5 ms more is not), up to one; less the share chance makes
 // slow, and as surely as the test says. A trace without spans counts
 // whole.
-func (s *shift) slowed(w *period) float64 {
+func (s *shift) slowed(w *period, svc string) float64 {
 	t := s.best()
 	if !s.significant() || t.slow == 0 {
 		return 0
@@ -433,7 +434,7 @@ func (s *shift) slowed(w *period) float64 {
 	beyond := max(0, float64(t.slow)-t.expect) / float64(t.slow)
 	k := 0.0
 	for id, extra := range t.extra {
-		if w.timing.failed[id] {
+		if by := w.timing.failed[id]; by != "" && by != svc {
 			continue // a failing request, its suspect's (ruleCountedOnce)
 		}
 		// The request took the trace's span, or, when its spans do not
@@ -460,7 +461,8 @@ func (s *shift) slowed(w *period) float64 {
 // nor does a change in its execution (behaviour counts the traces without
 // an error record whose execution changed).
 //
-// Condition: a trace with a slow sample, or a changed execution, failed.
+// Condition: a trace with a slow sample, or a changed execution, of a
+// service failed, and its suspect is another service.
 // Scenario: testdata/counted_once.txtar.
 const ruleCountedOnce = "counted_once"
 
@@ -658,15 +660,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w)
+			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w, name)
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
-			f.slowed = max(ss.work.slowed(w), ss.in.slowed(w))
+			f.slowed = max(ss.work.slowed(w, name), ss.in.slowed(w, name))
 			if ss.ownOut {
-				f.slowed = max(f.slowed, ss.out.slowed(w))
+				f.slowed = max(f.slowed, ss.out.slowed(w, name))
 			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
@@ -678,12 +680,12 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w, name)
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		default:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w, name)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)

@@ -158,6 +158,12 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 		if len(deeper) > 0 {
 			v := wDownstream * min(1, float64(len(deeper))/2)
 			reason := fmt.Sprintf("it calls %s, which failed too and no later: the cause is likely deeper", joinCut(deeper, 3))
+			if n := s.explains["behaviour"]; n > 0 && !s.followed {
+				// A change in its execution may follow from them as
+				// well: it keeps what behaviour keeps of a change that
+				// follows from a callee in trouble.
+				s.explains["behaviour"] = n * explainedShare
+			}
 			if t := waitingSignals(s); t > 0 {
 				// How slow it looks, to its callers or by its own lines,
 				// includes its waits on them: most of it is theirs.

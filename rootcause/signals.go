@@ -40,6 +40,9 @@ type scored struct {
 	// requests the service explains, weighed by how surely (see doc.go,
 	// "Ranking").
 	explains map[string]float64
+	// followed is set when behaviour already found the change to follow
+	// from a callee's trouble (and discounted it).
+	followed bool
 }
 
 // explain notes that rule name explains n of the window's anomalous
