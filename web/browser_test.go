@@ -308,6 +308,21 @@ func browseLiveRefresh(t *testing.T, b *browser, base string, be *fakeBackend) {
 		t.Errorf("paused page changed to %s", got)
 	}
 	b.eval(t, `document.getElementById('live-toggle').click(), ''`)
+
+	// A candidate's headline, the share it explains, follows the report:
+	// from the page the server writes, and from the JSON alone on a tick
+	// that brings nothing new (app.js's explainedWords).
+	share := `document.querySelector('#cand-` + fixtureRunbook + ` [data-field=explained]').textContent`
+	if got := b.eval(t, share); got != "symptoms only" {
+		t.Errorf("the top candidate's headline before it explains anything: %q", got)
+	}
+	be.update(func(r *rootcause.Report) {
+		r.Candidates[0].Evidence = append([]string{"explains 77% of the window's anomalous requests, each weighed by how unusual it is (failing traces that begin here 77%) [explained]"}, r.Candidates[0].Evidence...)
+	})
+	tick := `document.dispatchEvent(new Event('visibilitychange')), `
+	b.waitFor(t, "the share from the page", `(`+tick+share+` === 'explains 77%')`)
+	b.eval(t, share+` = 'stale', ''`)
+	b.waitFor(t, "the share from the JSON", `(`+tick+share+` === 'explains 77%')`)
 }
 
 func browseThemes(t *testing.T, b *browser, base string) {
