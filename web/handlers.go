@@ -156,6 +156,25 @@ type runbookView struct {
 	// the page was opened by the latter, Window the incident window.
 	Version, LatestHref, Window string
 	Latest                      bool
+	// SaysSeverity: the text opens with its severity and why (the
+	// built-in runbooks' "**Severity P1 — …"), so the header does not
+	// repeat the reason; a team template that leaves it out gets it there.
+	SaysSeverity bool
+}
+
+// saysSeverity reports whether a runbook's text states its severity in a
+// paragraph of its own, as the built-in layout writes it ("**Severity P1 —
+// MTTR target 15m.** P1 because …", "**Severity P2** (MTTR target 1h). …").
+func saysSeverity(rb *runbookgen.Runbook) bool {
+	if rb.Severity == "" {
+		return false
+	}
+	for line := range strings.SplitSeq(rb.Markdown, "\n") {
+		if strings.HasPrefix(line, "**Severity "+string(rb.Severity)) {
+			return true
+		}
+	}
+	return false
 }
 
 // runbookPage serves GET /runbooks/ID and, for ID.md, the raw Markdown.
@@ -177,7 +196,7 @@ func (s *server) runbookPage(c *gin.Context) {
 		return
 	}
 	v := runbookView{RB: rb, Blocks: parseMarkdown(withoutAlertLink(rb)), RawHref: "/runbooks/" + url.PathEscape(rb.ID) + ".md",
-		AlertHref: safeHref(rb.AlertRunbookURL)}
+		AlertHref: safeHref(rb.AlertRunbookURL), SaysSeverity: saysSeverity(rb)}
 	if u, err := url.Parse(v.AlertHref); err == nil && v.AlertHref != "" {
 		v.AlertHost = u.Host
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/runbookgen"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -585,5 +586,23 @@ func TestCandidateHeadlineIsTheShareExplained(t *testing.T) {
 	}
 	if api := get(h, "/api/v1/incident").Body.String(); !strings.Contains(api, `"score":1.02`) {
 		t.Errorf("the API lost the score: %.300s", api)
+	}
+}
+
+// TestRunbookSeverityReasonOnce: the runbook page's header gives the
+// severity's reason only when the text does not open with it (the
+// built-in runbooks do; it read twice, one under the other).
+func TestRunbookSeverityReasonOnce(t *testing.T) {
+	b := newFixtureBackend()
+	reason := "P1 because 50.0% of the traces in the window fail here"
+	b.runbooks["builtin"] = &runbookgen.Runbook{ID: "builtin", Title: "T", Severity: "P1", MTTRTarget: "15m", SeverityReason: reason,
+		Markdown: "# T\n\n**Severity P1 — MTTR target 15m.** " + reason + ".\n\n## Symptoms\n"}
+	b.runbooks["team"] = &runbookgen.Runbook{ID: "team", Title: "T", Severity: "P1", MTTRTarget: "15m", SeverityReason: reason,
+		Markdown: "# T\n\nOur own words.\n"}
+	h := newTestHandler(t, Config{}, b)
+	for id, want := range map[string]int{"builtin": 1, "team": 1} {
+		if n := strings.Count(get(h, "/runbooks/"+id).Body.String(), reason); n != want {
+			t.Errorf("runbook %s shows the severity's reason %d times, want %d", id, n, want)
+		}
 	}
 }
