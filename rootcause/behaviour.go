@@ -677,11 +677,7 @@ func scoreBehaviour(in *inputs, s *scored) {
 		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	n := top.changed()
-	if sv := in.traces.services[s.service]; !in.off[ruleCountedOnce] && (sv == nil || sv.suspectRaw == 0) {
-		// Failing traces are their suspects' (ruleCountedOnce), and none
-		// is its: a change in them explains nothing more.
-		n = top.changedOK()
-	} else if in.traces.passedThrough(s.service) > 0 {
+	if in.traces.passedThrough(s.service) > 0 {
 		// Failing traces whose votes passed through it to a deeper
 		// cause (a breaker it opened, a refusal) are that cause's: its
 		// change in them is their failure.

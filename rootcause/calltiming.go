@@ -133,10 +133,6 @@ type timing struct {
 	// durs is each window trace's duration, from its first span's start
 	// to its last span's end.
 	durs map[schema.TraceID]float64
-	// failed names the suspect of each of the window's failing traces
-	// (ruleCountedOnce): it explains them, their slow samples do not,
-	// unless they are its own.
-	failed map[schema.TraceID]string
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
 	spans []spanKids
@@ -426,7 +422,7 @@ func (s *shift) excess() float64 {
 // that waited 0.5 ms more is not), up to one; less the share chance makes
 // slow, and as surely as the test says. A trace without spans counts
 // whole.
-func (s *shift) slowed(w *period, svc string) float64 {
+func (s *shift) slowed(w *period) float64 {
 	t := s.best()
 	if !s.significant() || t.slow == 0 {
 		return 0
@@ -434,9 +430,6 @@ func (s *shift) slowed(w *period, svc string) float64 {
 	beyond := max(0, float64(t.slow)-t.expect) / float64(t.slow)
 	k := 0.0
 	for id, extra := range t.extra {
-		if by := w.timing.failed[id]; by != "" && by != svc {
-			continue // a failing request, its suspect's (ruleCountedOnce)
-		}
 		// The request took the trace's span, or, when its spans do not
 		// cover the slow sample (a service timed by its own lines),
 		// the sample itself.
@@ -452,19 +445,6 @@ func (s *shift) slowed(w *period, svc string) float64 {
 	}
 	return k * beyond * s.confidence()
 }
-
-// ruleCountedOnce: the window's anomalous requests are each explained
-// once. A failing trace is its suspect's (trace_origin); the slow samples
-// in it (a caller's stated duration grown by its wait on the dependency
-// that failed it, the dependency's own slow calls) explain nothing more,
-// or a caller that only waited would take the failure's requests twice;
-// nor does a change in its execution (behaviour counts the traces without
-// an error record whose execution changed).
-//
-// Condition: a trace with a slow sample, or a changed execution, of a
-// service failed, and its suspect is another service.
-// Scenario: testdata/counted_once.txtar.
-const ruleCountedOnce = "counted_once"
 
 // exceedance is the share of draws from a distribution that exceed a
 // limit that k of m earlier draws exceeded: (k+1)/(m+1), whatever the
@@ -660,15 +640,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w, name)
+			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w)
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
-			f.slowed = max(ss.work.slowed(w, name), ss.in.slowed(w, name))
+			f.slowed = max(ss.work.slowed(w), ss.in.slowed(w))
 			if ss.ownOut {
-				f.slowed = max(f.slowed, ss.out.slowed(w, name))
+				f.slowed = max(f.slowed, ss.out.slowed(w))
 			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
@@ -680,12 +660,12 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w, name)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w)
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		default:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w, name)
+			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)

@@ -227,7 +227,7 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 	if len(s.ownExamples) == 0 {
 		s.ownExamples = exampleIDs(grew.examples)
 	}
-	s.explain("logged_timing", grew.slowed(in.win, s.service))
+	s.explain("logged_timing", grew.slowed(in.win))
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
 }
 

@@ -158,7 +158,7 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 		if len(deeper) > 0 {
 			v := wDownstream * min(1, float64(len(deeper))/2)
 			reason := fmt.Sprintf("it calls %s, which failed too and no later: the cause is likely deeper", joinCut(deeper, 3))
-			if n := s.explains["behaviour"]; n > 0 && !s.followed {
+			if n := s.explains["behaviour"]; n > 0 && !s.followed && !allKeptServing(in, deeper) {
 				// A change in its execution may follow from them as
 				// well: it keeps what behaviour keeps of a change that
 				// follows from a callee in trouble.
@@ -542,4 +542,15 @@ func quoteCut(s string, n int) string {
 		s = string(r[:n]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// allKeptServing reports whether every service of svcs, observable in
+// both periods, went on serving as usual (keptServing).
+func allKeptServing(in *inputs, svcs []string) bool {
+	for _, c := range svcs {
+		if !keptServing(in.win, in.base, c) {
+			return false
+		}
+	}
+	return true
 }

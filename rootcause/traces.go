@@ -153,12 +153,6 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		}
 		tv.failed++
 		v := newVote(res, entryOf(recs), 0)
-		if !opt.Off[ruleCountedOnce] {
-			if w.timing.failed == nil {
-				w.timing.failed = map[schema.TraceID]string{}
-			}
-			w.timing.failed[res.TraceID] = v.target
-		}
 		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
