@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -48,6 +49,9 @@ func kindOfTrips(res *Result, h *hop) {
 	}
 	if c.best == "" {
 		return
+	}
+	if c.n[c.best] == 1 {
+		what = strings.NewReplacer(" end at ", " ends at ", " tell of", " tells of").Replace(what)
 	}
 	res.Suspect.Reason += fmt.Sprintf("; %d %s %s", c.n[c.best], what, c.best) + ruleTag(ruleBreakerKind)
 	res.Suspect.Kind = c.best

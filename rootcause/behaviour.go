@@ -673,8 +673,8 @@ func scoreBehaviour(in *inputs, s *scored) {
 	if top.older {
 		base = "the older half of " + base + " (it began before the window)"
 	}
-	reason := fmt.Sprintf("%s %s: in %.0f%% of %d %s, against %.0f%% in %s (%d such changes)",
-		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, len(shifts))
+	reason := fmt.Sprintf("%s %s: in %.0f%% of %d %s, against %.0f%% in %s (%s)",
+		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, plural(len(shifts), "such change"))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	n := top.changed()
 	if in.traces.passedThrough(s.service) > 0 {
