@@ -153,16 +153,27 @@ func causedBy(t *Trace, i int32) string {
 }
 
 // callsInto reports whether a failure or signal of service svc names
-// service callee: svc calls it.
+// service callee: svc calls it. The answers are kept per pair: every
+// cascade group asks about the same services.
 func callsInto(t *Trace, svc, callee int32) bool {
-	for k := range t.ents {
-		if e := &t.ents[k]; e.svc == svc && e.failure != failNone {
-			if tgt, _ := pointer(t, int32(k)); tgt == t.svcs[callee].name {
-				return true
+	k := [2]int32{svc, callee}
+	if v, ok := t.callsInto[k]; ok {
+		return v
+	}
+	found := false
+	for i := range t.ents {
+		if e := &t.ents[i]; e.svc == svc && e.failure != failNone {
+			if tgt, _ := pointer(t, int32(i)); tgt == t.svcs[callee].name {
+				found = true
+				break
 			}
 		}
 	}
-	return false
+	if t.callsInto == nil {
+		t.callsInto = map[[2]int32]bool{}
+	}
+	t.callsInto[k] = found
+	return found
 }
 
 // isAncestor reports whether node a is n or one of n's ancestors.

@@ -43,6 +43,8 @@ type Trace struct {
 	// quoted caches quotes: the error lines quoting other services' errors.
 	quoted     []quoting
 	quotedDone bool
+	// callsInto caches callsInto by (service, callee).
+	callsInto map[[2]int32]bool
 }
 
 // spanService is a span-tree node and a service in it.

@@ -283,7 +283,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 		return
 	}
 	p.addName(r.Service)
-	for _, k := range [...]string{schema.AttrPeerService, "remote.service", "peer"} {
+	for _, k := range peerAttrs[:3] { // the names, not the addresses
 		if v := r.Attrs[k]; v != "" {
 			p.addName(v)
 		}
@@ -431,12 +431,16 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 	p.addCallTimes(recs)
 }
 
+// peerAttrs are the attributes that name a call's peer, in the order
+// PeerOf reads them: names first, then addresses.
+var peerAttrs = [...]string{schema.AttrPeerService, "remote.service", "peer", "server.address", "net.peer.name"}
+
 // PeerOf names the service a client span calls, from the attributes that
 // say so: the OpenTelemetry conventions' peer.service, then the explicit
 // names instrumentations give it (remote.service, peer), then
 // server.address or the older net.peer.name; "" when none.
 func PeerOf(r *schema.Record) string {
-	for _, k := range [...]string{schema.AttrPeerService, "remote.service", "peer", "server.address", "net.peer.name"} {
+	for _, k := range peerAttrs {
 		if v := r.Attrs[k]; v != "" {
 			return v
 		}
