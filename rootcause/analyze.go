@@ -55,6 +55,10 @@ type Options struct {
 	Buckets int
 	// Correlate tunes the per-trace analysis.
 	Correlate correlate.Options
+	// SampleAbove is how many records of healthy traces a period holds
+	// before it samples them (sample.go); 0 means DefaultSampleAbove, a
+	// negative number never.
+	SampleAbove int
 	// Off names rules (Rules) switched off: tests show with it that a
 	// rule's scenario depends on the rule, and `analyze eval --ablate`
 	// what each rule is worth.
@@ -70,6 +74,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Buckets <= 0 {
 		o.Buckets = DefaultBuckets
+	}
+	if o.SampleAbove == 0 {
+		o.SampleAbove = DefaultSampleAbove
 	}
 	o.Correlate.SkipTimeline = true
 	return o
@@ -88,7 +95,18 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		return nil, nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
-	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets)
+	var winSample func() *sampler
+	baseSample := func() *sampler { return nil }
+	if opt.SampleAbove > 0 {
+		failing := func() (map[schema.TraceID]struct{}, error) {
+			return failingTraces(ctx, newestFirst{st}, q.From, q.To, opt.Limit)
+		}
+		winSample = func() *sampler { return newSampler(opt.SampleAbove, failing) }
+		baseSample = func() *sampler { return newSampler(opt.SampleAbove, nil) }
+	} else {
+		winSample = baseSample
+	}
+	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets, winSample())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -108,7 +126,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		}
 		base := profile(nil, baseFrom, q.From, 0)
 		if baseFrom.Before(q.From) {
-			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0); err != nil {
+			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0, baseSample()); err != nil {
 				return nil, err
 			}
 		}
@@ -128,7 +146,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			// they are a sample of what the store has before the window.
 			capped := opt
 			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
-			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0); err != nil {
+			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0, baseSample()); err != nil {
 				return nil, err
 			}
 		}
@@ -143,7 +161,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			if cap := q.To.Add(MaxBaseline); to.After(cap) {
 				to = cap
 			}
-			if after, err := readPeriod(ctx, st, q.To, to, capped, 0); err != nil {
+			if after, err := readPeriod(ctx, st, q.To, to, capped, 0, baseSample()); err != nil {
 				return nil, err
 			} else if after.n > 0 {
 				after.after = true
@@ -185,7 +203,11 @@ var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion
 // they were read in: record i < n is chunks[i/chunkLen][i%chunkLen].
 type loaded struct {
 	chunks [][]schema.Record
-	n      int
+	// n counts the records read, held those kept in chunks (all of them
+	// unless sampled).
+	n, held int
+	// sample, when not nil, chose the traces held and weighs them.
+	sample *sampler
 	p      *period
 	traces traceIndex
 	dups   int // records dropped as copies of others
@@ -202,13 +224,25 @@ const chunkLen = 1 << 14
 
 func (l *loaded) at(i int32) *schema.Record { return &l.chunks[i/chunkLen][i%chunkLen] }
 
-// each calls f once per trace with its records, in trace id order.
-func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.at, f) }
+// each calls f once per trace with its records, in trace id order; a
+// sampled healthy trace as many times as the traces it stands for
+// (sample.go), so that what f learns from healthy traces counts right.
+func (l *loaded) each(f func([]schema.Record)) {
+	l.traces.each(l.at, func(recs []schema.Record) {
+		for range l.weight(recs) {
+			f(recs)
+		}
+	})
+}
+
+// weight is how many of the period's traces the held trace recs stands
+// for: 1 unless sampled.
+func (l *loaded) weight(recs []schema.Record) int { return l.sample.weight(recs) }
 
 // profile profiles records already in memory; buckets is the resolution of
 // the error timeline (0 for none).
 func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
-	l := &loaded{n: len(recs), p: newPeriod(from, to)}
+	l := &loaded{n: len(recs), held: len(recs), p: newPeriod(from, to)}
 	for len(recs) > 0 {
 		c := recs[:min(len(recs), chunkLen)]
 		l.chunks = append(l.chunks, c)
@@ -224,7 +258,7 @@ func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
 // in its trace: the same file loaded twice, or a batch shipped twice, would
 // otherwise double a service's rates. Records arrive in time order, so a
 // copy of a record is among the last ones of its trace, at the same time.
-func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
+func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 	if r.TraceID != "" {
 		if l.traces.idx == nil {
 			l.traces.idx = map[schema.TraceID][]int32{}
@@ -237,38 +271,67 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) {
 			}
 			if correlate.SameRecord(p, r) {
 				l.dups++
-				return
+				return false
 			}
 		}
 		l.traces.idx[r.TraceID] = append(list, i)
 	}
 	l.p.add(r, buckets)
+	return true
 }
 
 // readPeriod reads a period's records, profiling each as it arrives while
 // the store reads the next ones on another core. They are kept in
 // fixed-size chunks: growing one slice by appending would copy a million
-// records several times over.
-func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int) (*loaded, error) {
-	l := &loaded{p: newPeriod(from, to)}
-	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
+// records several times over. With smp, only the traces it keeps are
+// held (sample.go); every record is profiled.
+func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int, smp *sampler) (*loaded, error) {
+	l := &loaded{p: newPeriod(from, to), sample: smp}
+	// A sampled read keeps few of the records it reads: their own bytes,
+	// not the store's blocks.
+	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys, Own: smp != nil}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 		}
-		if l.n%chunkLen == 0 {
-			l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
-		}
-		p := l.at(int32(l.n))
-		*p = r
-		l.visit(int32(l.n), p, buckets)
 		l.n++
 		if r.Time.After(l.last) {
 			l.last = r.Time
 		}
 		if l.n == 1 || r.Time.Before(l.first) {
 			l.first = r.Time
+		}
+		if r.TraceID == "" {
+			// Nothing reads a record without a trace again (period.add
+			// is all it takes part in): it is profiled, not held.
+			l.p.add(&r, buckets)
+			continue
+		}
+		if smp != nil && !smp.keeps(r.TraceID) {
+			// A trace the sample leaves out: profiled, not held.
+			if smp.copyOf(&r) {
+				l.dups++
+				continue
+			}
+			l.p.add(&r, buckets)
+			continue
+		}
+		if l.held%chunkLen == 0 {
+			l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
+		}
+		p := l.at(int32(l.held))
+		*p = r
+		if !l.visit(int32(l.held), p, buckets) {
+			continue
+		}
+		l.held++
+		if smp != nil && !smp.isFailing(r.TraceID) {
+			if smp.held++; smp.held > smp.budget {
+				if err := l.halve(); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
@@ -295,6 +358,8 @@ type basePeriod struct {
 	err  error
 	// after is set when the baseline comes from after the window.
 	after bool
+	// sampled says how much of its traces were held (nil: all).
+	sampled *Sampled
 }
 
 // get waits for the profile.
@@ -322,6 +387,7 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			}
 		})
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
+		bp.sampled = base.sampled()
 	}()
 	return bp
 }
@@ -354,9 +420,14 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the window holds more than %d records: only the newest %d, from %s, were read, and %s to %s is not in this analysis; narrow the window",
 			window.n, window.n, first, q.From.UTC().Format(time.RFC3339), first))
 	}
+	if s := window.sampled(); s != nil {
+		rep.Sampled = s
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (1 in %d, by trace id; %.0f%% of its %d traces held, every failing one among them); counts and rates are over all %d records",
+			s.Traces-len(window.sample.failing), s.Held-len(window.sample.failing), s.K, 100*s.Share, s.Traces, window.n))
+	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
-		bd := &BaselineData{Records: bp.n, Minutes: math.Round(b.minutes()*10) / 10}
+		bd := &BaselineData{Records: bp.n, Minutes: math.Round(b.minutes()*10) / 10, Sampled: bp.sampled}
 		if bd.Thin = b.minutes() < w.minutes(); bd.Thin {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the baseline is thin: %.1f minutes of data (%d records) against the window's %.1f; what it lacks may be usual, and is weighed as weak evidence",
 				b.minutes(), bp.n, w.minutes()))

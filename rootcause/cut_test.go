@@ -73,7 +73,7 @@ type windowReads struct {
 func (w *windowReads) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		for r, err := range w.Store.WindowRecords(ctx, q) {
-			if err == nil && q.From.Equal(w.from) {
+			if err == nil && q.From.Equal(w.from) && !q.ErrorsOnly {
 				w.times = append(w.times, r.Time)
 			}
 			if !yield(r, err) {

@@ -19,6 +19,9 @@ type Report struct {
 	// may hold a minute of it.
 	BaselineData *BaselineData `json:"baseline_data,omitempty"`
 	Warnings     []string      `json:"warnings,omitempty"`
+	// Sampled is set when the window's healthy traces were sampled
+	// (sample.go): how many traces it had and how many were held.
+	Sampled *Sampled `json:"sampled,omitempty"`
 	// Services summarises errors per service over the window, for timelines.
 	Services []ServiceSummary `json:"services,omitempty"`
 	// Edges is the observed call graph (caller -> callee) in the window.
@@ -33,6 +36,8 @@ type BaselineData struct {
 	Records int     `json:"records"`
 	Minutes float64 `json:"minutes"`
 	Thin    bool    `json:"thin,omitempty"`
+	// Sampled is set when the baseline's traces were sampled.
+	Sampled *Sampled `json:"sampled,omitempty"`
 }
 
 // Window is a half-open time range [From, To).

@@ -1,0 +1,257 @@
+package rootcause
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// # Reading less: every failing trace, a sample of the healthy ones
+//
+// A window of millions of records is mostly healthy traces, and what the
+// analysis learns from them (rates, latency quantiles, shares of
+// executions) a uniform sample of them tells as well. A period's read
+// keeps in memory every failing trace of the window (a trace with an
+// error record; the store's errors index names them before the read),
+// and of the other traces those whose trace id hashes into the sample:
+// 1 in k, k a power of two that starts at 1 and doubles, dropping half of
+// the healthy traces held, each time they hold more than the budget
+// (Options.SampleAbove records). The kept traces stay whole (every record
+// of the trace), and the samples nest: a trace kept at 1 in 2k is kept at
+// 1 in k, so the sample stays uniform however often it halves.
+//
+// Counts stay right in two ways. Every record read, kept or not, is
+// profiled as it streams (period.add: per-service records, errors,
+// templates, the durations lines state), so those counts are exact. What
+// needs whole traces (latencies and call edges, the behaviour of
+// operations, the traces a version served) is learnt from the kept
+// traces, each sampled healthy trace counted k times (its weight, the
+// inverse of its chance to be kept): the sums are then unbiased
+// (Horvitz-Thompson), and latency quantiles and shares weigh failing and
+// healthy traces as the whole window did. Failing traces have weight 1,
+// and every one of them is explained, as without sampling.
+//
+// The baseline is sampled alike, without a failing set: it only profiles
+// (it explains no trace), and a uniform sample of all its traces keeps its
+// error shares right. The report says what share of the traces was held
+// (Report.Sampled and a warning), never silently.
+
+// DefaultSampleAbove is how many records of healthy traces a period holds
+// before it samples them. Half a million records estimate every rate,
+// share and latency quantile the signals compare as well as more would
+// (BaselineRecords), and a window that small is read whole in about the
+// time and memory an analysis of a busy quarter-hour takes (1-2 s, a few
+// hundred MB here); sampling below it would add noise and save little.
+// Every evaluation case is far below it, so their analysis reads every
+// trace.
+const DefaultSampleAbove = 250_000
+
+// sampler decides which traces of a period are held.
+type sampler struct {
+	// failing are the traces with an error record in the period (always
+	// held, weight 1), read once sampling begins (findFailing; nil for a
+	// baseline).
+	failing     map[schema.TraceID]struct{}
+	findFailing func() (map[schema.TraceID]struct{}, error)
+	// k: a healthy trace is held when its hash is 0 modulo k.
+	k      uint64
+	budget int
+	// held counts the records of healthy traces held.
+	held int
+	// tails are, per trace not held, the hashes of its records at its
+	// latest time: what copies of records are found against (visit).
+	tails map[schema.TraceID]*tail
+	seed  maphash.Seed
+	// dropped counts the traces left out of the sample.
+	dropped int
+}
+
+type tail struct {
+	at     time.Time
+	hashes []uint64
+}
+
+func newSampler(budget int, findFailing func() (map[schema.TraceID]struct{}, error)) *sampler {
+	return &sampler{findFailing: findFailing, k: 1, budget: budget, tails: map[schema.TraceID]*tail{}, seed: maphash.MakeSeed()}
+}
+
+// traceHash is a trace id's place in the sample: FNV-1a of its text,
+// mixed (splitmix64's finalizer) so that its low bits are uniform even
+// for ids that differ only in a few characters.
+func traceHash(id schema.TraceID) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// isFailing reports whether id is one of the period's failing traces.
+func (s *sampler) isFailing(id schema.TraceID) bool {
+	_, ok := s.failing[id]
+	return ok
+}
+
+// keeps reports whether the records of trace id are held.
+func (s *sampler) keeps(id schema.TraceID) bool {
+	return s.isFailing(id) || traceHash(id)%s.k == 0
+}
+
+// weight is how many of the period's traces the held trace recs stands
+// for. In a window, a trace with an error record is explained, and counts,
+// once: the failing set says which (an error the set missed, past a read
+// limit, is caught by anyError).
+func (s *sampler) weight(recs []schema.Record) int {
+	if s == nil || s.k == 1 || s.findFailing != nil && (s.isFailing(recs[0].TraceID) || anyError(recs)) {
+		return 1
+	}
+	return int(s.k)
+}
+
+// recordHash hashes what correlate.SameRecord compares.
+func (s *sampler) recordHash(r *schema.Record) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	fmt.Fprintf(&h, "%d\x00%s\x00%s\x00%d\x00%d\x00%d\x00", r.Type, r.SpanID, r.Service, r.Severity, r.Duration, r.Status)
+	h.WriteString(r.Body)
+	h.WriteByte(0)
+	h.WriteString(r.Name)
+	return h.Sum64()
+}
+
+// copyOf reports whether r, of a trace not held, repeats a record of its
+// trace at the same time, and remembers it otherwise: visit's test for
+// the traces it holds, on hashes.
+func (s *sampler) copyOf(r *schema.Record) bool {
+	h := s.recordHash(r)
+	t := s.tails[r.TraceID]
+	switch {
+	case t == nil:
+		s.tails[schema.TraceID(strings.Clone(string(r.TraceID)))] = &tail{at: r.Time, hashes: []uint64{h}}
+		s.dropped++
+	case t.at.Equal(r.Time):
+		for _, x := range t.hashes {
+			if x == h {
+				return true
+			}
+		}
+		t.hashes = append(t.hashes, h)
+	default:
+		t.at, t.hashes = r.Time, append(t.hashes[:0], h)
+	}
+	return false
+}
+
+// halve doubles k and drops, from l, the held healthy traces that leave
+// the sample: their records are compacted out of l's chunks (in place, in
+// order, so that every trace's records keep their order), and what their
+// copies are found against is kept as their tails.
+func (l *loaded) halve() error {
+	s := l.sample
+	if s.k == 1 && s.findFailing != nil {
+		// Until now every trace was held; from now on the failing ones
+		// must be known before their error records arrive.
+		failing, err := s.findFailing()
+		if err != nil {
+			return err
+		}
+		s.failing = failing
+	}
+	s.k *= 2
+	gone := map[schema.TraceID]bool{}
+	for id, list := range l.traces.idx {
+		if s.keeps(id) {
+			continue
+		}
+		id = schema.TraceID(strings.Clone(string(id)))
+		gone[id] = true
+		last := l.at(list[len(list)-1])
+		t := &tail{at: last.Time}
+		for j := len(list) - 1; j >= 0 && l.at(list[j]).Time.Equal(last.Time); j-- {
+			t.hashes = append(t.hashes, s.recordHash(l.at(list[j])))
+		}
+		s.tails[id] = t
+		s.held -= len(list)
+		s.dropped++
+		delete(l.traces.idx, id)
+	}
+	remap := make([]int32, l.held)
+	j := int32(0)
+	for i := range int32(l.held) {
+		r := l.at(i)
+		if gone[r.TraceID] {
+			continue
+		}
+		if i != j {
+			*l.at(j) = *r
+		}
+		remap[i] = j
+		j++
+	}
+	for i := j; i < int32(l.held); i++ {
+		*l.at(i) = schema.Record{} // its strings may go
+	}
+	l.held = int(j)
+	l.chunks = l.chunks[:(l.held+chunkLen-1)/chunkLen]
+	idx := make(map[schema.TraceID][]int32, len(l.traces.idx))
+	for _, list := range l.traces.idx {
+		for x, i := range list {
+			list[x] = remap[i]
+		}
+		idx[l.at(list[0]).TraceID] = list
+	}
+	l.traces.idx = idx
+	return nil
+}
+
+// failingTraces lists the traces with an error record in [from, to): the
+// window's errors, which the stores index (the embedded store reads only
+// its blocks of alert records for them).
+func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int) (map[schema.TraceID]struct{}, error) {
+	out := map[schema.TraceID]struct{}{}
+	q := schema.WindowQuery{From: from, To: to, ErrorsOnly: true, Limit: limit, Attrs: []string{}}
+	for r, err := range st.WindowRecords(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the errors from %s to %s: %w",
+				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+		}
+		if r.TraceID != "" && r.IsError() {
+			if _, ok := out[r.TraceID]; !ok {
+				out[schema.TraceID(strings.Clone(string(r.TraceID)))] = struct{}{}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Sampled says how much of a period's traces an analysis held: all of
+// them when K is 1. Each held healthy trace stood for K traces; every
+// failing trace was held.
+type Sampled struct {
+	K int `json:"k"`
+	// Traces and Held count the period's traces and those held.
+	Traces int `json:"traces"`
+	Held   int `json:"held"`
+	// Share is Held/Traces.
+	Share float64 `json:"share"`
+}
+
+// sampled is l's Sampled, nil when it held every trace.
+func (l *loaded) sampled() *Sampled {
+	s := l.sample
+	if s == nil || s.k == 1 {
+		return nil
+	}
+	held := len(l.traces.idx)
+	total := held + s.dropped
+	return &Sampled{K: int(s.k), Traces: total, Held: held, Share: float64(held) / float64(max(total, 1))}
+}

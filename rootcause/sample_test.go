@@ -1,0 +1,94 @@
+package rootcause_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/sim"
+)
+
+// TestSampledAnalysisOnTheStore analyses a simulated incident from the
+// embedded store twice: whole, and with healthy traces sampled (a budget
+// far below the window's). Sampled, every failing trace is still
+// explained, the per-service counts are the same (every record is
+// profiled), the weighted counts of traces and calls estimate the whole
+// ones, the same service ranks first, and the report says what it
+// sampled; whole, it says nothing of sampling.
+func TestSampledAnalysisOnTheStore(t *testing.T) {
+	ctx := context.Background()
+	db, q := simStore(t, sim.Config{Seed: 5, Fault: schema.KindDBPoolExhaustion, Baseline: 10 * time.Minute,
+		Window: 5 * time.Minute, TracesPerSecond: 4})
+	whole, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleAbove: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Sampled != nil || whole.BaselineData == nil || whole.BaselineData.Sampled != nil {
+		t.Fatalf("an analysis told not to sample says it sampled: %+v, baseline %+v", whole.Sampled, whole.BaselineData)
+	}
+	samp, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleAbove: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := samp.Sampled
+	if s == nil || s.K < 2 || s.Held >= s.Traces || s.Traces != whole.Traces {
+		t.Fatalf("sampled %+v; want 1 in 2 or more, fewer traces held than the window's %d", s, whole.Traces)
+	}
+	if samp.BaselineData == nil || samp.BaselineData.Sampled == nil {
+		t.Fatalf("the baseline, over the budget, is not said to be sampled: %+v", samp.BaselineData)
+	}
+	if samp.FailedTraces != whole.FailedTraces || whole.FailedTraces == 0 {
+		t.Fatalf("sampled, %d failing traces were explained; whole, %d", samp.FailedTraces, whole.FailedTraces)
+	}
+	if d := samp.Traces - whole.Traces; d*d*100 > whole.Traces*whole.Traces { // within 10%
+		t.Fatalf("sampled, the window's traces are estimated at %d; it holds %d", samp.Traces, whole.Traces)
+	}
+	counts := map[string][2]int{}
+	for _, sv := range whole.Services {
+		counts[sv.Service] = [2]int{sv.Records, sv.Errors}
+	}
+	for _, sv := range samp.Services {
+		if c := counts[sv.Service]; c != [2]int{sv.Records, sv.Errors} {
+			t.Errorf("%s: sampled %d records and %d errors, whole %d and %d", sv.Service, sv.Records, sv.Errors, c[0], c[1])
+		}
+	}
+	calls := map[[2]string]int{}
+	for _, e := range whole.Edges {
+		calls[[2]string{e.From, e.To}] = e.Calls
+	}
+	busy := 0
+	for _, e := range samp.Edges {
+		n := calls[[2]string{e.From, e.To}]
+		if n < 300 {
+			continue // too few calls to estimate within the bound below
+		}
+		busy++
+		if d := e.Calls - n; d*d*9 > n*n*1 { // within a third
+			t.Errorf("calls %s -> %s: sampled estimate %d, whole %d", e.From, e.To, e.Calls, n)
+		}
+	}
+	if busy == 0 {
+		t.Fatalf("no edge with 300 calls or more to compare: %+v", whole.Edges)
+	}
+	if len(samp.Candidates) == 0 || samp.Candidates[0].Service != whole.Candidates[0].Service {
+		t.Fatalf("sampled, %v ranks first; whole, %s", top(samp), whole.Candidates[0].Service)
+	}
+	told := false
+	for _, w := range samp.Warnings {
+		told = told || strings.Contains(w, fmt.Sprintf("1 in %d, by trace id", s.K)) && strings.Contains(w, fmt.Sprintf("of its %d traces held", s.Traces))
+	}
+	if !told {
+		t.Fatalf("the sample is not told with its numbers: %q", samp.Warnings)
+	}
+}
+
+func top(rep *rootcause.Report) string {
+	if len(rep.Candidates) == 0 {
+		return "nothing"
+	}
+	return rep.Candidates[0].Service
+}
