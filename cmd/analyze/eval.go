@@ -20,6 +20,7 @@ type evalFlags struct {
 	top       int
 	baselines bool
 	ablate    bool
+	sample    int
 }
 
 // evalSet is the cases found under one DIR argument.
@@ -38,6 +39,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"also rank each case with the plain baseline methods ("+strings.Join(evaluate.BaselineMethods(), ", ")+") and score them beside the analysis")
 	fs.BoolVar(&f.ablate, "ablate", false,
 		"score the analysis with every rule on, then with each rule off in turn, and print what each rule is worth")
+	fs.IntVar(&f.sample, "sample-above", 0,
+		"sample a period's healthy traces once they hold more than N records (0: the default, 250000; -1: never); to see how sampling holds on small cases")
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")
@@ -57,6 +60,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		sets = append(sets, evalSet{dir: d, cases: cases})
 	}
 	opt := evaluate.Options{Top: f.top, Baselines: f.baselines}
+	opt.Rootcause.SampleAbove = f.sample
 	if f.ablate {
 		err = runAblation(ctx, e, f, sets, opt)
 	} else {

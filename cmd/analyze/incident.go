@@ -21,6 +21,7 @@ type incidentFlags struct {
 	service         string
 	top             int
 	baseline        time.Duration
+	sample          int
 }
 
 func runIncident(ctx context.Context, e *env, args []string) int {
@@ -36,6 +37,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.service, "service", "", "start from the alerting service")
 	fs.IntVar(&f.top, "top", 5, "how many candidates")
 	fs.DurationVar(&f.baseline, "baseline", rootcause.DefaultBaseline, "how long a period before the window is the baseline")
+	fs.IntVar(&f.sample, "sample-above", 0, "sample the healthy traces of a period that holds more than N of their records (0: 250000; -1: never)")
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("incident takes no arguments, got %q; use --since or --from/--to", truncate(pos[0], 40))
@@ -68,6 +70,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	eng.Rootcause.Baseline = f.baseline
+	eng.Rootcause.SampleAbove = f.sample
 	rep, err := eng.Incident(ctx, rootcause.Query{From: from, To: to, Service: f.service, Top: f.top})
 	if errors.Is(err, rootcause.ErrNoData) {
 		return fail(e, "incident", fmt.Errorf("no records between %s and %s; is ingest running, or is the window right?",
