@@ -287,9 +287,7 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 // held (sample.go); every record is profiled.
 func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int, smp *sampler) (*loaded, error) {
 	l := &loaded{p: newPeriod(from, to), sample: smp}
-	// A sampled read keeps few of the records it reads: their own bytes,
-	// not the store's blocks.
-	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys, Own: smp != nil}
+	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
@@ -322,6 +320,9 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, 
 		}
 		p := l.at(int32(l.held))
 		*p = r
+		if smp != nil && smp.k > 1 {
+			smp.detach(p)
+		}
 		if !l.visit(int32(l.held), p, buckets) {
 			continue
 		}

@@ -2,10 +2,13 @@ package rootcause
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -16,7 +19,7 @@ import (
 // analysis learns from them (rates, latency quantiles, shares of
 // executions) a uniform sample of them tells as well. A period's read
 // keeps in memory every failing trace of the window (a trace with an
-// error record; the store's errors index names them before the read),
+// error record; the store's errors, read once sampling begins, name them),
 // and of the other traces those whose trace id hashes into the sample:
 // 1 in k, k a power of two that starts at 1 and doubles, dropping half of
 // the healthy traces held, each time they hold more than the budget
@@ -39,16 +42,23 @@ import (
 // (it explains no trace), and a uniform sample of all its traces keeps its
 // error shares right. The report says what share of the traces was held
 // (Report.Sampled and a warning), never silently.
+//
+// A held record gets strings of its own once sampling begins (detach):
+// the embedded store's records are views of their block, which would
+// otherwise stay in memory with every record of it the sample left out.
 
 // DefaultSampleAbove is how many records of healthy traces a period holds
-// before it samples them. Half a million records estimate every rate,
-// share and latency quantile the signals compare as well as more would
-// (BaselineRecords), and a window that small is read whole in about the
-// time and memory an analysis of a busy quarter-hour takes (1-2 s, a few
-// hundred MB here); sampling below it would add noise and save little.
-// Every evaluation case is far below it, so their analysis reads every
-// trace.
-const DefaultSampleAbove = 250_000
+// before it samples them. Up to a million, a window is read whole in the
+// time and memory an analysis of it took before sampling (about 10 s and
+// 3 GB here at a million, GOGC=400), and its evidence stays exact. Sampling
+// is for the windows beyond, whose whole read would outgrow the machine:
+// its counts are unbiased, but the tests of call_timing and behaviour see
+// a sampled trace's samples as many times as its weight, as if they were
+// independent, and so hold a near-threshold change surer than it is (with
+// sampling forced on the small evaluation cases, a budget of 4000 records,
+// nezha-tt's AC@1 fell from 0.89 to 0.50). Every evaluation case is far
+// below it, so their analysis reads every trace.
+const DefaultSampleAbove = 1_000_000
 
 // sampler decides which traces of a period are held.
 type sampler struct {
@@ -68,6 +78,9 @@ type sampler struct {
 	seed  maphash.Seed
 	// dropped counts the traces left out of the sample.
 	dropped int
+	// attrs are the attribute maps detach copied, by the hash of their
+	// pairs.
+	attrs map[uint64][]map[string]string
 }
 
 type tail struct {
@@ -121,7 +134,14 @@ func (s *sampler) weight(recs []schema.Record) int {
 func (s *sampler) recordHash(r *schema.Record) uint64 {
 	var h maphash.Hash
 	h.SetSeed(s.seed)
-	fmt.Fprintf(&h, "%d\x00%s\x00%s\x00%d\x00%d\x00%d\x00", r.Type, r.SpanID, r.Service, r.Severity, r.Duration, r.Status)
+	var b [26]byte
+	b[0], b[1] = byte(r.Type), byte(r.Status)
+	binary.LittleEndian.PutUint64(b[2:], uint64(r.Severity))
+	binary.LittleEndian.PutUint64(b[10:], uint64(r.Duration))
+	binary.LittleEndian.PutUint64(b[18:], uint64(len(r.SpanID))<<32|uint64(len(r.Service)))
+	h.Write(b[:])
+	h.WriteString(string(r.SpanID))
+	h.WriteString(r.Service)
 	h.WriteString(r.Body)
 	h.WriteByte(0)
 	h.WriteString(r.Name)
@@ -157,7 +177,8 @@ func (s *sampler) copyOf(r *schema.Record) bool {
 // copies are found against is kept as their tails.
 func (l *loaded) halve() error {
 	s := l.sample
-	if s.k == 1 && s.findFailing != nil {
+	first := s.k == 1
+	if first && s.findFailing != nil {
 		// Until now every trace was held; from now on the failing ones
 		// must be known before their error records arrive.
 		failing, err := s.findFailing()
@@ -206,11 +227,65 @@ func (l *loaded) halve() error {
 	for _, list := range l.traces.idx {
 		for x, i := range list {
 			list[x] = remap[i]
+			if first {
+				s.detach(l.at(list[x]))
+			}
 		}
 		idx[l.at(list[0]).TraceID] = list
 	}
 	l.traces.idx = idx
 	return nil
+}
+
+// detach gives r strings of its own. A store's records may be views of
+// the block they were decoded from (the embedded store's are): a held
+// record would keep its whole block in memory, and with it the records of
+// every trace the sample left out. Its strings are copied into one
+// allocation; its attributes into a map shared with the records that have
+// the same ones (a pod, its version, a status code repeat). Records are
+// detached once sampling begins: until then every record is held, and a
+// block is no more than its records.
+func (s *sampler) detach(r *schema.Record) {
+	strs := [...]*string{(*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Service,
+		&r.SeverityText, &r.Body, &r.Name, &r.Template, (*string)(&r.Signature)}
+	n := 0
+	for _, p := range strs {
+		n += len(*p)
+	}
+	buf := make([]byte, 0, n)
+	for _, p := range strs {
+		at := len(buf)
+		buf = append(buf, *p...)
+		*p = unsafe.String(unsafe.SliceData(buf[at:]), len(*p))
+	}
+	if len(r.Attrs) == 0 {
+		return
+	}
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	var sum uint64
+	for k, v := range r.Attrs {
+		h.Reset()
+		h.WriteString(k)
+		h.WriteByte(0)
+		h.WriteString(v)
+		sum += h.Sum64() // in any order
+	}
+	for _, m := range s.attrs[sum] {
+		if maps.Equal(m, r.Attrs) {
+			r.Attrs = m
+			return
+		}
+	}
+	m := make(map[string]string, len(r.Attrs))
+	for k, v := range r.Attrs {
+		m[strings.Clone(k)] = strings.Clone(v)
+	}
+	if s.attrs == nil {
+		s.attrs = map[uint64][]map[string]string{}
+	}
+	s.attrs[sum] = append(s.attrs[sum], m)
+	r.Attrs = m
 }
 
 // failingTraces lists the traces with an error record in [from, to): the

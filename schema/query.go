@@ -22,11 +22,6 @@ type WindowQuery struct {
 	// them), or return them all. Records may then share one Attrs map:
 	// treat it as read-only. nil means every attribute.
 	Attrs []string
-	// Own asks for records that share no memory with the store's read
-	// buffers: a caller that keeps a few records of many (a sample) then
-	// keeps only their bytes, not the blocks they were decoded from. A
-	// store whose records never share memory ignores it.
-	Own bool
 }
 
 // TraceSummary is one trace seen in a window, as a store can list it cheaply.

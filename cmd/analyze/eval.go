@@ -40,7 +40,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.ablate, "ablate", false,
 		"score the analysis with every rule on, then with each rule off in turn, and print what each rule is worth")
 	fs.IntVar(&f.sample, "sample-above", 0,
-		"sample a period's healthy traces once they hold more than N records (0: the default, 250000; -1: never); to see how sampling holds on small cases")
+		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")

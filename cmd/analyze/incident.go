@@ -37,7 +37,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.service, "service", "", "start from the alerting service")
 	fs.IntVar(&f.top, "top", 5, "how many candidates")
 	fs.DurationVar(&f.baseline, "baseline", rootcause.DefaultBaseline, "how long a period before the window is the baseline")
-	fs.IntVar(&f.sample, "sample-above", 0, "sample the healthy traces of a period that holds more than N of their records (0: 250000; -1: never)")
+	fs.IntVar(&f.sample, "sample-above", 0, "sample the healthy traces of a period that holds more than N of their records (0: 1000000; -1: never)")
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("incident takes no arguments, got %q; use --since or --from/--to", truncate(pos[0], 40))

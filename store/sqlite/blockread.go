@@ -157,7 +157,7 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 		if q.Newest && db.mayExceed(ctx, q, from, to, limit) {
 			merge = mergeNewest
 		}
-		if err := merge(ch, q.Service, keep, q.Own, limit, backend.SkippedFrom(ctx), yield); err != nil {
+		if err := merge(ch, q.Service, keep, limit, backend.SkippedFrom(ctx), yield); err != nil {
 			yield(schema.Record{}, windowError(what, explain(err)))
 		}
 	}
@@ -281,16 +281,11 @@ func (h *cursorHeap) Pop() any {
 // order (mergeEntries), decodes the records and yields at most limit of
 // them. It returns the error to report. A record that cannot be decoded is
 // skipped and counted in skip when not nil, else it is the error.
-func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, own bool, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
+func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
 	sent := 0
 	var derr error
 	err := mergeEntries(ch, service, func(rec string) bool {
 		var r schema.Record
-		if own {
-			// The record's strings are views of its encoding: a copy
-			// of the encoding is all the record then keeps.
-			rec = strings.Clone(rec)
-		}
 		if err := decodeRecord(rec, &r, keep); err != nil {
 			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
 				skip.Add(0, 1, errCorrupt)

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/store/backend"
@@ -38,7 +37,7 @@ func (db *DB) mayExceed(ctx context.Context, q schema.WindowQuery, from, to int6
 
 // mergeNewest is mergeBlocks yielding the last limit records of the
 // merged stream, in order, rather than the first.
-func mergeNewest(ch <-chan windowChunk, service string, keep *attrFilter, own bool, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
+func mergeNewest(ch <-chan windowChunk, service string, keep *attrFilter, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
 	var ring []string // the last limit records; ring[head] is the oldest once full
 	head := 0
 	err := mergeEntries(ch, service, func(rec string) bool {
@@ -59,9 +58,6 @@ func mergeNewest(ch <-chan windowChunk, service string, keep *attrFilter, own bo
 		j := (head + i) % len(ring)
 		rec := ring[j]
 		ring[j] = "" // its block may go once its records are decoded
-		if own {
-			rec = strings.Clone(rec)
-		}
 		var r schema.Record
 		if err := decodeRecord(rec, &r, keep); err != nil {
 			if skip != nil && errors.Is(err, backend.ErrCorrupt) {

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# bench-analysis.sh measures `analyze incident` of this checkout beside the
+# build of BEFORE_REV, in one run, and writes docs/analysis-bench.md:
+#
+#   1. a 500k-record window (the newer half) of scripts/benchgen's 1M-line
+#      file, loaded into the embedded store, beside VictoriaLogs' scans of
+#      the same window: counting its records (`| count()`, the floor the
+#      issue names) and reading them all (every field, as JSON lines);
+#   2. the simulated ~1M-record incident of scripts/bench.sh (db pool
+#      exhaustion at account-svc), with whether the injected fault ranks
+#      first;
+#   3. with BIG=N (e.g. BIG=1000, about 10M records in the window), a
+#      simulated incident at N requests/s for 10 minutes of window.
+#
+# Each window is analysed by the build of BEFORE_REV, by this checkout,
+# and by this checkout with --sample-above $SAMPLE (250000 unless set).
+#
+# Each figure is the median of RUNS runs (wall seconds, peak RSS), the
+# builds alternating so the machine's load falls on both alike.
+#
+#   BEFORE_REV=f5e3035 scripts/bench-analysis.sh
+#   RUNS=3 BIG=1000 BEFORE_REV=HEAD~3 NOW_REV=HEAD scripts/bench-analysis.sh
+#
+# NOW_REV builds that commit as "now" rather than the working tree.
+#
+# Needs Go, curl, /usr/bin/time and a free port 9428 on 127.0.0.1.
+# Numbers vary with the machine's load; run it on an idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+work="${BENCH_DIR:-/tmp/faultline-bench-analysis}"
+runs="${RUNS:-3}"
+before="${BEFORE_REV:?set BEFORE_REV to the revision to compare with}"
+vl_version="${VL_VERSION:-v1.52.1}"
+out="${OUT:-docs/analysis-bench.md}"
+mkdir -p "$work/bin"
+
+echo "== building (work dir $work)"
+if [[ -n ${NOW_REV:-} ]]; then # a commit rather than the working tree
+	head_rev=$(git rev-parse --short "$NOW_REV") dirty=""
+	rm -rf "$work/now-src" && mkdir -p "$work/now-src"
+	git archive "$NOW_REV" | tar -x -C "$work/now-src"
+	(cd "$work/now-src" && go build -o "$work/bin/analyze-now" ./cmd/analyze)
+else
+	head_rev=$(git rev-parse --short HEAD) dirty=""
+	[[ -z $(git status --porcelain -- '*.go') ]] || dirty="+ (uncommitted changes)"
+	go build -o "$work/bin/analyze-now" ./cmd/analyze
+fi
+go build -o "$work/bin/ingest" ./cmd/ingest
+go build -o "$work/bin/faultsim" ./cmd/faultsim
+go build -o "$work/bin/benchgen" ./scripts/benchgen
+before_short=$(git rev-parse --short "$before")
+rm -rf "$work/before-src" && mkdir -p "$work/before-src"
+git archive "$before" | tar -x -C "$work/before-src"
+(cd "$work/before-src" && go build -o "$work/bin/analyze-before" ./cmd/analyze)
+if [[ ! -x "$work/bin/victoria-logs" ]]; then
+	(cd "$work" && GOBIN="$work/bin" GOFLAGS=-mod=mod go install "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@$vl_version")
+fi
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "n/a" }'; }
+
+# measure BUILD STORE FROM TO TAG: runs `analyze incident` RUNS times and
+# sets BUILD_TAG_s, BUILD_TAG_mb (medians) and BUILD_TAG_top (first
+# candidate, sampled share). BUILD "sampled" is this checkout's with
+# --sample-above $SAMPLE (default 250000): sampling forced on windows
+# below its default threshold.
+measure() {
+	local b=$1 st=$2 from=$3 to=$4 tag=$5 s=() m=() i top bin=$1 extra=()
+	if [[ $b == sampled ]]; then
+		bin=now extra=(--sample-above "${SAMPLE:-250000}")
+	fi
+	for i in $(seq "$runs"); do
+		/usr/bin/time -f "%e %M" -o "$work/time.txt" \
+			"$work/bin/analyze-$bin" incident --store "$st" --from "$from" --to "$to" --top 3 --json "${extra[@]}" >"$work/$b-$tag.json"
+		read -r secs kb <"$work/time.txt"
+		s+=("$secs")
+		m+=("$((kb / 1024))")
+	done
+	top=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r["candidates"]; s=r.get("sampled"); print((c[0]["service"] if c else "-") + (" (sampled %d of %d traces, 1 in %d)" % (s["held"], s["traces"], s["k"]) if s else ""))' "$work/$b-$tag.json")
+	printf -v "${b}_${tag}_s" '%s' "$(printf '%s\n' "${s[@]}" | median)"
+	printf -v "${b}_${tag}_mb" '%s' "$(printf '%s\n' "${m[@]}" | median)"
+	printf -v "${b}_${tag}_top" '%s' "$top"
+	echo "   $b: $(printf '%s\n' "${s[@]}" | median) s, $(printf '%s\n' "${m[@]}" | median) MB peak RSS; first: $top"
+}
+
+# side TAG STORE FROM TO: both builds, alternating run by run.
+side() {
+	local tag=$1
+	echo "-- $tag: analyze incident --from $3 --to $4"
+	measure before "$2" "$3" "$4" "$tag"
+	measure now "$2" "$3" "$4" "$tag"
+	measure sampled "$2" "$3" "$4" "$tag"
+}
+
+echo "== 1. the newer half of a 1M-line file"
+data="$work/data-1000000"
+if [[ ! -s "$data/all.jsonl" ]]; then
+	rm -rf "$data"
+	"$work/bin/benchgen" gen -lines 1000000 -out "$data"
+fi
+st1="$work/lines.db"
+if [[ ! -f $st1 ]]; then
+	"$work/bin/ingest" load -q --store "$st1" "$data/all.jsonl"
+fi
+t_first=$(head -n1 "$data/all.jsonl" | sed 's/.*"time":"\([^"]*\)".*/\1/')
+t_last=$(tail -n1 "$data/all.jsonl" | sed 's/.*"time":"\([^"]*\)".*/\1/')
+mid=$(python3 -c 'import sys,datetime as d; f=d.datetime.fromisoformat(sys.argv[1].replace("Z","+00:00")); l=d.datetime.fromisoformat(sys.argv[2].replace("Z","+00:00")); print((f+(l-f)/2).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))' "$t_first" "$t_last")
+end=$(python3 -c 'import sys,datetime as d; l=d.datetime.fromisoformat(sys.argv[1].replace("Z","+00:00")); print((l+d.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$t_last")
+side lines "$st1" "$mid" "$end"
+
+echo "-- VictoriaLogs: the same window"
+rm -rf "$work/vl-data"
+"$work/bin/victoria-logs" -storageDataPath="$work/vl-data" -httpListenAddr=127.0.0.1:9428 -retentionPeriod=100y -loggerLevel=WARN >"$work/vl.log" 2>&1 &
+vl_pid=$!
+pids+=("$vl_pid")
+for _ in $(seq 300); do curl -fs -o /dev/null http://127.0.0.1:9428/health && break; sleep 0.1; done
+"$work/bin/benchgen" post -url "http://127.0.0.1:9428/insert/jsonline?_stream_fields=service&_msg_field=msg&_time_field=time" \
+	-dir "$data/jsonl" -c 1 -ctype application/x-ndjson >/dev/null
+curl -fs -o /dev/null http://127.0.0.1:9428/internal/force_flush
+vl_query() { # LOGSQL: wall seconds of one query, output to $work/vl.out
+	local t0 t1
+	t0=$(date +%s%N)
+	curl -fs --data-urlencode "query=$1" http://127.0.0.1:9428/select/logsql/query >"$work/vl.out"
+	t1=$(date +%s%N)
+	awk -v n=$((t1 - t0)) 'BEGIN {printf "%.3f", n / 1e9}'
+}
+q="_time:[$mid, $end)"
+vl_query "$q | count()" >/dev/null # warm
+c=() a=()
+for _ in $(seq "$runs"); do
+	c+=("$(vl_query "$q | count()")")
+	vl_count=$(sed -n 's/.*"count(\*)":"\([0-9]*\)".*/\1/p' "$work/vl.out")
+	a+=("$(vl_query "$q")")
+	vl_rows=$(wc -l <"$work/vl.out")
+done
+vl_count_s=$(printf '%s\n' "${c[@]}" | median)
+vl_all_s=$(printf '%s\n' "${a[@]}" | median)
+vl_mb=$(($(awk '/VmHWM/ {print $2}' "/proc/$vl_pid/status") / 1024))
+kill "$vl_pid"
+echo "   VictoriaLogs: count() of $vl_count records in $vl_count_s s; all $vl_rows records, every field, in $vl_all_s s; server peak RSS $vl_mb MB (ingest included)"
+
+echo "== 2. the simulated ~1M-record incident (scripts/bench.sh)"
+case2="$work/cases/sim-db-pool-exhaustion-42"
+if [[ ! -d "$case2" ]]; then
+	"$work/bin/faultsim" -out "$work/cases" -cases 1 -seed 42 -tps 100 -fault db-pool-exhaustion -baseline 10m
+fi
+st2="$work/incident.db"
+if [[ ! -f $st2 ]]; then
+	# shellcheck disable=SC2046
+	"$work/bin/ingest" load -q --store "$st2" $(find "$case2" -type f ! -name truth.json | sort)
+fi
+from2=$(sed -n 's/.*"from": "\(.*\)".*/\1/p' "$case2/truth.json" | head -n1)
+to2=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case2/truth.json" | head -n1)
+truth2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case2/truth.json")
+side incident "$st2" "$from2" "$to2"
+
+big_rows=""
+if [[ -n ${BIG:-} ]]; then
+	echo "== 3. a simulated incident at $BIG requests/s"
+	case3="$work/cases-big/sim-db-pool-exhaustion-43"
+	if [[ ! -d "$case3" ]]; then
+		"$work/bin/faultsim" -out "$work/cases-big" -cases 1 -seed 43 -tps "$BIG" -fault db-pool-exhaustion -baseline 10m
+	fi
+	st3="$work/big-$BIG.db"
+	if [[ ! -f $st3 ]]; then
+		# shellcheck disable=SC2046
+		"$work/bin/ingest" load -q --store "$st3" $(find "$case3" -type f ! -name truth.json | sort)
+	fi
+	from3=$(sed -n 's/.*"from": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
+	to3=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
+	truth3=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case3/truth.json")
+	side big "$st3" "$from3" "$to3"
+	big_rows="| simulated incident at $BIG requests/s (truth: $truth3) | $before_big_s s, $before_big_mb MB | $now_big_s s, $now_big_mb MB | $sampled_big_s s, $sampled_big_mb MB | | $before_big_top | $now_big_top | $sampled_big_top |"
+fi
+
+mkdir -p "$(dirname "$out")"
+{
+	echo "# Analysis of large windows: time and memory"
+	echo
+	echo "Written by \`scripts/bench-analysis.sh\` on $(date -u +%F), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB of memory,"
+	echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; median of $runs runs of \`analyze incident\` per build (wall"
+	echo "seconds, peak RSS), the builds alternating. Before: $before_short; now: $head_rev $dirty."
+	echo
+	echo "| window | before | now | now, sampled | VictoriaLogs | first candidate, before | now | now, sampled |"
+	echo "|---|---|---|---|---|---|---|---|"
+	echo "| newer half ($vl_count records) of scripts/benchgen's 1M-line file | $before_lines_s s, $before_lines_mb MB | $now_lines_s s, $now_lines_mb MB | $sampled_lines_s s, $sampled_lines_mb MB | count(): $vl_count_s s; every field: $vl_all_s s | $before_lines_top | $now_lines_top | $sampled_lines_top |"
+	echo "| simulated incident of scripts/bench.sh (truth: $truth2) | $before_incident_s s, $before_incident_mb MB | $now_incident_s s, $now_incident_mb MB | $sampled_incident_s s, $sampled_incident_mb MB | | $before_incident_top | $now_incident_top | $sampled_incident_top |"
+	[[ -z $big_rows ]] || echo "$big_rows"
+	echo
+	echo "\"Now, sampled\" is this build with \`--sample-above ${SAMPLE:-250000}\`: sampling forced below its default threshold (a"
+	echo "million records of healthy traces; see rootcause/sample.go). Against VictoriaLogs' count() of the same window, the"
+	echo "analysis took $(ratio "$before_lines_s" "$vl_count_s")× before, $(ratio "$now_lines_s" "$vl_count_s")× now and $(ratio "$sampled_lines_s" "$vl_count_s")× sampled; against its read of every"
+	echo "field, $(ratio "$before_lines_s" "$vl_all_s")×, $(ratio "$now_lines_s" "$vl_all_s")× and $(ratio "$sampled_lines_s" "$vl_all_s")×."
+	echo "VictoriaLogs' server peaked at $vl_mb MB over the load and the queries."
+} >"$out"
+echo "== wrote $out"
+cat "$out"
