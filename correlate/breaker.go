@@ -57,6 +57,10 @@ type breakerLead struct {
 	at    time.Time
 	named bool   // the failure named dep; else dep is the failing service itself
 	by    string // the service whose breaker refused, when it named dep
+	// key is what a breaker that names nothing says it is kept for ("the
+	// circuit breaker for data-lake"), "" when it says nothing
+	// (breakerKey; followed by breaker_lookback_key).
+	key string
 	// guards counts, for a breaker that names nothing, the dependencies
 	// that dep's own breaker lines of the lookback name ("circuit
 	// 'identityProvider' opened"), as its own failures are read.
@@ -145,6 +149,7 @@ type hop struct {
 type tripSearch struct {
 	lead  *breakerLead
 	opts  Options
+	memo  *storeMemo // nil: nothing is remembered across searches
 	seen  map[schema.TraceID]bool
 	hits  []traceHit
 	alias string
@@ -162,14 +167,14 @@ type tripSearch struct {
 // is not made again (m nil: always made); a failed one is not remembered.
 func (m *storeMemo) tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, ch *tripChain) trip {
 	at := quantumEnd(lead.at)
-	key := ch.key + memoKey(ruleBreakerFollow, lead.dep, lead.by, lead.named, at)
+	key := ch.key + memoKey(ruleBreakerFollow, lead.dep, lead.by, lead.named, lead.key, at)
 	f, err := memoized(m, key, func() (tripFound, error) {
-		l := &breakerLead{dep: lead.dep, at: at, named: lead.named, by: lead.by}
+		l := &breakerLead{dep: lead.dep, at: at, named: lead.named, by: lead.by, key: lead.key}
 		seen := maps.Clone(ch.seen)
 		if seen == nil {
 			seen = map[schema.TraceID]bool{}
 		}
-		tr := search(ctx, st, l, opts, seen)
+		tr := search(ctx, st, l, opts, seen, m)
 		return tripFound{trip: tr, guards: l.guards, seen: seen}, tr.err
 	})
 	if err != nil {
@@ -199,8 +204,8 @@ type tripChain struct {
 
 // search applies breakerRules to lead, before lead.at, leaving out the
 // traces of seen and adding those it weighs.
-func search(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, seen map[schema.TraceID]bool) trip {
-	s := &tripSearch{lead: lead, opts: opts, seen: seen}
+func search(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, seen map[schema.TraceID]bool, m *storeMemo) trip {
+	s := &tripSearch{lead: lead, opts: opts, seen: seen, memo: m}
 	for _, r := range breakerRules() {
 		if opts.ruleOff(r.name) {
 			continue
@@ -251,12 +256,17 @@ func (tr *trip) reason(lead *breakerLead) string {
 	if tr.via > 0 {
 		through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)
 	}
-	latest := fmt.Sprintf("%d of the latest %d traces where %s failed point", tr.votes, tr.of, lead.dep)
+	what, of := lead.dep, lead.dep
+	if lead.key != "" && slices.Contains(tr.rules, ruleLookbackKey) {
+		// A keyed breaker counted failures of its key's work.
+		what, of = lead.key+"'s work", "work of "+lead.key
+	}
+	latest := fmt.Sprintf("%d of the latest %d traces where %s failed point", tr.votes, tr.of, what)
 	if tr.of == 1 {
-		latest = fmt.Sprintf("the latest trace where %s failed points", lead.dep)
+		latest = fmt.Sprintf("the latest trace where %s failed points", what)
 	}
 	return fmt.Sprintf("; the breaker opened on earlier failures of %s: %s at %s%s (e.g. trace %s)",
-		lead.dep, latest, tr.suspect, through, tr.example) + ruleTag(tr.rules...)
+		of, latest, tr.suspect, through, tr.example) + ruleTag(tr.rules...)
 }
 
 // traceHit is a trace in which a dependency failed, when, and the

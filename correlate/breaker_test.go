@@ -20,6 +20,17 @@ func (w *windowStore) WindowRecords(_ context.Context, q schema.WindowQuery) ite
 		n := 0
 		recs := slices.Clone(w.recs)
 		slices.SortStableFunc(recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+		if q.Newest && q.Limit > 0 {
+			// The newest Limit of the query's records, still in time order.
+			var in []schema.Record
+			for _, r := range recs {
+				if !r.Time.Before(q.From) && r.Time.Before(q.To) && (q.Service == "" || r.Service == q.Service) &&
+					(!q.ErrorsOnly || r.IsError() || r.Severity >= schema.SeverityWarn) {
+					in = append(in, r)
+				}
+			}
+			recs = in[max(0, len(in)-q.Limit):]
+		}
 		for _, r := range recs {
 			if r.Time.Before(q.From) || !r.Time.Before(q.To) || q.Service != "" && r.Service != q.Service {
 				continue

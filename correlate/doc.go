@@ -252,6 +252,8 @@
 //
 //	breakerRules, for each breaker followed:
 //	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency
+//	breaker_lookback_key         unnamed breaker kept for a key ("breaker for ns"): its service's lines naming the key breakerLookbackFar, keyScanCap        TestRules/breaker_lookback_key
+//	                             and a failure, at any level; walks from each trace's own first failure
 //	breaker_lookback_callers     named breaker, dependency failed: callers' failed calls to it in the last seconds    breakerLookback/4, breakerScanAll          TestRules/breaker_lookback_callers
 //	breaker_lookback_calls       nothing found: every service's failures of or calls to it, 30s then 2min          breakerLookback(/4), breakerScanAll         TestRules/breaker_lookback_calls
 //	breaker_weigh                analyse the latest hits, less tripFilters, and weigh them with voteRules           breakerTraces, breakerCandidates           TestRules/breaker_weigh
@@ -271,6 +273,8 @@
 //	trip_filter_silent_call      a caller's call, and nothing of the dependency's own (not a 429, not refused)     none                                       TestRules/trip_filter_silent_call
 //	trip_filter_blind_dependency the walk ends at the dependency's symptom naming no callee                        none                                       TestRules/trip_filter_blind_dependency
 //	trip_filter_own_service      the walk ends at the service whose breaker refused                                 none                                       TestRules/trip_filter_own_service
+//	trip_filter_refusal_echo     unnamed breaker: the walk ends at its service's dead letter or retries given up,  none                                       TestRules/trip_filter_refusal_echo
+//	                             after its breaker refused in the same trace
 //
 //	voteRules, on the walks kept:
 //	breaker_vote_most            the service most walks end at or go through                                        none                                       TestRules/breaker_vote_most
@@ -288,7 +292,12 @@
 //	skew_answered                a caller's error tells the status its callee answered: the callee's error first   answerSlack, MaxSkew                       testdata/skew_answered.txtar
 //
 //	where a record's callee is named (Options.naming):
-//	callee_named                 the name an attribute (or key=value) gives the callee, before a URL's host       namedAttrs                                 testdata/callee_named.txtar
+//	callee_named                 the name an attribute (or key=value) gives the callee, before a URL's host;      namedAttrs                                 testdata/callee_named.txtar
+//	                             a call span with no span below it is named by every such attribute                                                          testdata/callee_named_leaf.txtar
+//
+//	where the span tree is built:
+//	spanless_parent              a span whose parent is missing, inside a call to a service that only logs: that  none                                       testdata/spanless_parent.txtar
+//	                             service's (a node of it under the call; SpanlessCallers gives rootcause the edge)
 //
 //	where the suspect walk meets a timeout on a silent callee, or a bare status:
 //	timeout_wait                 the callee was itself in a call for most of the caller's wait: that dependency   waitShare, waitSlack                       testdata/timeout_wait.txtar
@@ -299,7 +308,8 @@
 //	callee_answered              a failure naming no callee reports "X returned 503": X, a service of the trace  none                                       testdata/callee_answered.txtar
 //	quoted_error                 an error naming no service of the trace quotes one's error: that is its callee   minQuote                                   testdata/quoted_error.txtar
 //	vague_signal                 a vague error (a bare status) takes the kind of its service's signal just before signalLead (outside spans)                 testdata/vague_signal.txtar
-//	                             it in the same span ("breaker open" then "POST /claim 503")
+//	                             it in the same span ("breaker open" then "POST /claim 503"), or of a refusal told  testdata/refusal_at_info.txtar
+//	                             at info level
 //
 // The per-trace rules read no store and run in AnalyzeRecords as well;
 // their scenarios are testdata/*.txtar files with a "rule" part, which

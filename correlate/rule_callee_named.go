@@ -16,8 +16,10 @@ import (
 // in a log line's text, the same keys written key=value (a logfmt tail of
 // a plain-text line); then the host of url.full or http.url. A port is
 // dropped ("fx-rates-api:443"). A span is named by the semantic
-// conventions' peer.service, server.address and net.peer.name only: its
-// span tree names its callee.
+// conventions' peer.service, server.address and net.peer.name only, as
+// its span tree names its callee, unless no span is below it (a call to
+// what leaves no spans): then every attribute names it, before its text
+// (leafCallee).
 //
 // Left out, only the conventions' peer.service, server.address and
 // net.peer.name name a callee, then a URL's host (conventionAttrs).

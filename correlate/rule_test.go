@@ -29,6 +29,7 @@ func TestRules(t *testing.T) {
 		{ruleCallerDeploy, callerDeployStore(3_000_000, 0, false, "a7"), tid, "orders", true},
 
 		{ruleLookbackDependency, storeAnalyzeBlindBreakerNamedByItsOwnLines, openTrace, "identity-provider", false},
+		{ruleLookbackKey, storeKeyedBreaker, openTrace, "registry", true},
 		{ruleLookbackCallers, storeAnalyzeBreakerStartsAtTheFailedCalls, openTrace, "promotion", true},
 		{ruleLookbackCalls, storeCallsOnly, openTrace, "ledger", true},
 		{ruleBreakerWeigh, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
@@ -46,6 +47,7 @@ func TestRules(t *testing.T) {
 		{ruleTripSilentCall, storeSilentCall, openTrace, "payment", false},
 		{ruleTripBlindDependency, storeAnalyzeBlindBreakerLooksFurtherBack, openTrace, "identity-provider", false},
 		{ruleTripOwnService, storeAnalyzeBreakerIgnoresWalksBackToItsOwnService, openTrace, "payment", false},
+		{ruleTripRefusalEcho, storeRefusalEcho, openTrace, "psp", false},
 
 		{ruleVoteMost, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", true},
 		{ruleVoteDescend, storeAnalyzeBreakerDescendsPastBareTimeouts, openTrace, "identity-provider", true},

@@ -57,6 +57,7 @@ type breakerRule struct {
 func breakerRules() []breakerRule {
 	return []breakerRule{
 		{ruleLookbackDependency, lookbackDependency},
+		{ruleLookbackKey, lookbackKey},
 		{ruleLookbackCallers, lookbackCallers},
 		{ruleLookbackCalls, lookbackCalls},
 		{ruleBreakerWeigh, weighHits},
@@ -102,6 +103,7 @@ func tripFilters() []tripFilter {
 		{ruleTripSilentCall, skipSilentCall},
 		{ruleTripBlindDependency, skipBlindDependency},
 		{ruleTripOwnService, skipOwnService},
+		{ruleTripRefusalEcho, skipRefusalEcho},
 	}
 }
 
@@ -182,7 +184,7 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 // where the suspect walk meets a timeout (waitedOn) or a bare status
 // (failedCallBelow).
 func traceRuleNames() []string {
-	out := []string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow}
+	out := []string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleSpanlessParent}
 	for _, r := range slices.Concat(skewRules(), classifyRules()) {
 		out = append(out, r.name)
 	}

@@ -111,7 +111,7 @@ func addLogNodes(t *Trace) {
 }
 
 func linkParents(t *Trace) {
-	missing := 0
+	var missing []int32
 	for i := range t.nodes {
 		n := &t.nodes[i]
 		if n.ent < 0 {
@@ -123,15 +123,28 @@ func linkParents(t *Trace) {
 		}
 		p, ok := t.lookupSpan(pid)
 		if !ok {
-			missing++
+			missing = append(missing, int32(i))
 			continue
 		}
 		if p != int32(i) {
 			n.parent = p
 		}
 	}
-	if missing > 0 {
-		t.Warnf("%d spans name a parent span that is not in the trace; they are shown as roots", missing)
+	placed := 0
+	if !t.opts.ruleOff(ruleSpanlessParent) {
+		placed = adoptOrphans(t, missing)
+	}
+	switch {
+	case placed > 0 && placed == len(missing):
+		t.Warnf("%d spans name a parent span that is not in the trace; they are placed under the calls to services without spans that enclose them [%s]", placed, ruleSpanlessParent)
+	case placed > 0:
+		are := "are"
+		if placed == 1 {
+			are = "is"
+		}
+		t.Warnf("%d spans name a parent span that is not in the trace; %d %s placed under the calls to services without spans that enclose them [%s], the others are shown as roots", len(missing), placed, are, ruleSpanlessParent)
+	case len(missing) > 0:
+		t.Warnf("%d spans name a parent span that is not in the trace; they are shown as roots", len(missing))
 	}
 	if cut := computeDepths(t); cut > 0 {
 		t.Warnf("%d parent links formed a cycle and were cut", cut)
@@ -190,7 +203,8 @@ func computeDepths(t *Trace) int {
 const looseLogBudget = 1 << 20
 
 // attachLooseLogs gives a log without a span id the deepest real span of
-// its own service that was open when it was written. Past the budget the
+// its own service that was open when it was written (or the node
+// ruleSpanlessParent made for its service). Past the budget the
 // remaining logs stay unattached.
 func attachLooseLogs(t *Trace) {
 	budget := looseLogBudget
@@ -206,7 +220,7 @@ func attachLooseLogs(t *Trace) {
 		best := int32(-1)
 		for j := range t.nodes {
 			n := &t.nodes[j]
-			if ns := r.Time.UnixNano(); n.ent < 0 || n.svc != e.svc || ns < n.start || ns > n.end {
+			if ns := r.Time.UnixNano(); n.ent < 0 && !n.spanless || n.svc != e.svc || ns < n.start || ns > n.end {
 				continue
 			}
 			if best < 0 || n.depth > t.nodes[best].depth {

@@ -28,8 +28,17 @@ func classifyRecords(t *Trace) {
 		if isErr {
 			e.failure = failError
 		}
+		attrHint := hintBy(r, t.opts.naming())
+		if r.Type == schema.TypeSpan && e.node >= 0 && t.nodes[e.node].first < 0 {
+			// A call span with no span below it: the span tree does not
+			// name its callee, and its own attributes do, before its text
+			// ("from ec2.eu-west-1.amazonaws.com"; ruleCalleeNamed).
+			if h := leafCallee(t, r); h != "" {
+				hint, attrHint = h, h
+			}
+		}
 		f := failInfo{target: resolveHint(t, hint)}
-		if h := hintBy(r, t.opts.naming()); h != "" && h == hint {
+		if h := attrHint; h != "" && h == hint {
 			f.via = viaAttribute
 			f.named = h != hintBy(r, byConvention)
 			f.host = strings.IndexByte(h, '.') > 0 && !isIPv4(h) && r.Attrs[schema.AttrPeerService] == ""

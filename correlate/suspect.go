@@ -104,7 +104,11 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		if isFastFailure(e.class) && name != "" {
 			// A breaker that names no dependency: what the service failed
 			// on before its breaker opened is in earlier traces.
-			t.res.lead = &breakerLead{dep: name, at: t.eventAt(cur)}
+			key := breakerKey(t.rec(cur).Body)
+			if f := e.fail; key == "" && f >= 0 && t.fails[f].toldBy > 0 {
+				key = breakerKey(t.rec(t.fails[f].toldBy - 1).Body) // the refusal it was told by
+			}
+			t.res.lead = &breakerLead{dep: name, at: t.eventAt(cur), key: key}
 		}
 		if e.class.PointsElsewhere() {
 			if s := signalSuspect(t, cur, why); s != nil {

@@ -108,6 +108,10 @@ type node struct {
 	errLog      bool // an error log is attached here or in the same-service subtree (set on local roots)
 	signal      bool // a failure signal (WARN) is attached to this node
 	subFailed   bool // an error is attached here or below (set by classifyRecords)
+	// spanless marks a virtual node that ruleSpanlessParent made for a
+	// service without spans: its service's lines without a span id
+	// attach to it as to a span.
+	spanless bool
 }
 
 // svcState is what the analysis knows about one service of the trace.

@@ -308,7 +308,9 @@
 //	downstream    it calls an anomalous service that began no later  -1.0     callee ≥ 25% of its score, 1 s      downstream.txtar
 //	              (its behaviour change then explains explainedShare
 //	              of what it did, as one that follows from a callee's
-//	              trouble, unless every such callee kept serving)
+//	              trouble, unless every such callee kept serving;
+//	              the requests its timing slowed, measured with its
+//	              waits on them, explainedShare too: downstream_waits)
 //	              (never below its call_timing measured net of its
 //	              callees; scaled by 1 − how surely its network is slow)
 //

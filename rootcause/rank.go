@@ -166,8 +166,14 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 			}
 			if t := waitingSignals(s); t > 0 {
 				// How slow it looks, to its callers or by its own lines,
-				// includes its waits on them: most of it is theirs.
+				// includes its waits on them: most of it is theirs, and
+				// so are most of the requests it slowed.
 				v -= (1 - explainedShare) * t
+				for _, name := range waitingNames(s) {
+					if n := s.explains[name]; n > 0 {
+						s.explains[name] = n * explainedShare
+					}
+				}
 				reason += fmt.Sprintf("; its slower calls include its waits on them (%.2f of its timing taken off)", (1-explainedShare)*t)
 			}
 			// A slow network of its own explains its calls out too (they
@@ -199,6 +205,18 @@ func waitingSignals(s *scored) float64 {
 		}
 	}
 	return t
+}
+
+// waitingNames names the signals waitingSignals sums.
+func waitingNames(s *scored) []string {
+	var out []string
+	for _, g := range s.signals {
+		switch {
+		case g.Name == "logged_timing", g.Name == "latency" && s.outside, g.Name == "call_timing" && !s.timed:
+			out = append(out, g.Name)
+		}
+	}
+	return out
 }
 
 // netTiming is a service's call_timing signal when it is timed net of its

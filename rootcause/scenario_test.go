@@ -42,7 +42,9 @@ import (
 // the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
 // which leaves no span, log an access line stating it took MS (the call's
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
-// @peer:DUR^MS has it write two plain lines MS apart.
+// @peer:DUR^MS has it write two plain lines MS apart; @peer:DUR>svc/op:SELF
+// has the peer call svc, whose span names the peer's (never exported) as
+// its parent.
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -236,6 +238,17 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 		k++
 		if n.peer {
 			d := jit(n.self, k)
+			if len(n.kids) > 0 {
+				// The peer leaves no span, but calls services that do:
+				// their spans name the peer's span, never exported, as
+				// their parent.
+				hidden := spanID(seq, 5000+k)
+				at := start.Add(d / 2)
+				for _, c := range n.kids {
+					kd := emit(c, hidden, at, "")
+					at, d = at.Add(kd), d+kd
+				}
+			}
 			attr := schema.AttrPeerService
 			if n.host {
 				attr = "server.address"

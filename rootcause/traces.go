@@ -577,6 +577,7 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 		}
 	}
 	// Calls to uninstrumented peers come from addSelfTimes (onPeer).
+	var spanless map[schema.SpanID]string
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan {
@@ -585,11 +586,22 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 		if r.ParentSpanID == "" {
 			continue
 		}
-		p := svcOf[r.ParentSpanID]
-		if p == nil || p.Service == r.Service || p.Service == "" || r.Service == "" {
+		from := ""
+		if p := svcOf[r.ParentSpanID]; p != nil {
+			from = p.Service
+		} else {
+			// Its parent is a span never exported: of the service without
+			// spans whose call encloses it, when there is one
+			// (correlate's spanless_parent).
+			if spanless == nil {
+				spanless = correlate.SpanlessCallers(recs)
+			}
+			from = spanless[r.SpanID]
+		}
+		if from == r.Service || from == "" || r.Service == "" {
 			continue
 		}
-		tv.edge(p.Service, r.Service, r.IsError())
+		tv.edge(from, r.Service, r.IsError())
 	}
 }
 

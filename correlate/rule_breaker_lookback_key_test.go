@@ -1,0 +1,111 @@
+package correlate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// TestAnalyzeKeyedBreakerFollowsItsKeysFailures: queue refuses a claim
+// because the breaker of the namespace "builds" is open, a breaker that
+// names no dependency. Its own errors before are noise about webhooks;
+// what tripped the breaker is the builds jobs that their holder failed,
+// which the queue only recorded at info level, and which failed on
+// registry timing out.
+func TestAnalyzeKeyedBreakerFollowsItsKeysFailures(t *testing.T) {
+	wantSuspect(t, storeKeyedBreaker(), "registry")
+}
+
+// storeKeyedBreaker is the store of TestAnalyzeKeyedBreakerFollowsItsKeysFailures.
+func storeKeyedBreaker() *windowStore {
+	const open = 400_000
+	refusal := "the circuit breaker for builds is open: 3 jobs failed by their holders since 10:04:10 (threshold 3)"
+	st := &windowStore{}
+	for k, ms := range []int{open - 200_000, open - 190_000, open - 180_000} {
+		// The jobs of builds that tripped the breaker: their holder's call
+		// to registry timed out; the queue took the failure it reported.
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc00+k),
+			logAt("", "holder", ms, schema.SeverityError, "request to registry failed: timeout of 2000ms exceeded"),
+			logAt("", "queue", ms+10, schema.SeverityInfo, fmt.Sprintf("job %d in builds failed by its holder; recorded", 7+k)))...)
+	}
+	// A job of builds that went well, and the queue's noise of every
+	// namespace: neither tripped the breaker.
+	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc10),
+		logAt("", "queue", open-170_000, schema.SeverityInfo, "job 11 in builds completed"))...)
+	for k := range 6 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc20+k),
+			logAt("", "queue", open-100_000+10_000*k, schema.SeverityError, "webhook delivery failed: 410 Gone"))...)
+	}
+	// Earlier refusals of the same breaker.
+	for k := range 2 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc30+k),
+			logAt("", "queue", open-30_000+10_000*k, schema.SeverityError, refusal),
+			logAt("", "driver", open-29_990+10_000*k, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "queue", open, schema.SeverityError, refusal),
+		logAt("", "driver", open+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	return st
+}
+
+func TestBreakerKey(t *testing.T) {
+	for body, want := range map[string]string{
+		"the circuit breaker for data-lake is open: 5 jobs failed":            "data-lake",
+		"claim refused: breaker open namespace=infra-tf failed=8 threshold=8": "infra-tf",
+		`claim refused: breaker open namespace="mobile-app" failed=8`:         "mobile-app",
+		"Circuit breaker of tenant-42 opened":                                 "tenant-42",
+		"CircuitBreaker 'payment' is OPEN and does not permit further calls":  "",
+		"Error handling request: Breaker is open":                             "",
+		"circuit breaker for the namespace is open":                           "",
+	} {
+		if got := breakerKey(body); got != want {
+			t.Errorf("breakerKey(%q) = %q, want %q", body, got, want)
+		}
+	}
+	for _, c := range []struct {
+		body, key string
+		want      bool
+	}{
+		{"job 7 in data-lake failed by its holder", "data-lake", true},
+		{"job 7 in Data-Lake failed", "data-lake", true},
+		{"job 7 in data-lakehouse failed", "data-lake", false},
+		{"job 7 in big-data-lake failed", "data-lake", false},
+		{"namespace=data-lake", "data-lake", true},
+	} {
+		if got := namesKey(c.body, c.key); got != c.want {
+			t.Errorf("namesKey(%q, %q) = %v, want %v", c.body, c.key, got, c.want)
+		}
+	}
+}
+
+// TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals: worker's
+// breaker names nothing. In the minutes before, two messages timed out on
+// psp, which tripped it; since, its refusals failed three messages' every
+// delivery, and each went to the dead-letter queue. Those dead letters sum
+// up refusals, not what tripped the breaker.
+func TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals(t *testing.T) {
+	wantSuspect(t, storeRefusalEcho(), "psp")
+}
+
+// storeRefusalEcho is the store of TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals.
+func storeRefusalEcho() *windowStore {
+	const open = 300_000
+	st := &windowStore{}
+	for k, ms := range []int{open - 100_000, open - 95_000} {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
+			logAt("", "worker", ms, schema.SeverityError, "request to psp failed: timeout of 3000ms exceeded"))...)
+	}
+	for k := range 3 {
+		ms := open - 60_000 + 10_000*k
+		id := fmt.Sprintf("%032x", 0xd10+k)
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "worker", ms, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "worker", ms+1, schema.SeverityWarn, fmt.Sprintf("message m%d from order-events failed (attempt 1/2), redelivering in 1s", k)),
+			logAt("", "worker", ms+1000, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "worker", ms+1001, schema.SeverityError, fmt.Sprintf("message m%d for order %d moved to order-events-dead-letter after 2 attempts", k, 70+k)))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "worker", open, schema.SeverityError, "Error handling request: Breaker is open"))...)
+	return st
+}
