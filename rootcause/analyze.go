@@ -423,7 +423,7 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if s := window.sampled(); s != nil {
 		rep.Sampled = s
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (1 in %d, by trace id; %.0f%% of its %d traces held, every failing one among them); counts and rates are over all %d records",
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (1 in %d, by trace id; %.0f%% of its %d traces held, every failing one among them); per-service counts are over all %d records, latencies, calls and behaviour weighed from the sample",
 			s.Traces-len(window.sample.failing), s.Held-len(window.sample.failing), s.K, 100*s.Share, s.Traces, window.n))
 	}
 	if bp.n > 0 {

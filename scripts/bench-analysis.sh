@@ -15,8 +15,8 @@
 # Each window is analysed by the build of BEFORE_REV, by this checkout,
 # and by this checkout with --sample-above $SAMPLE (250000 unless set).
 #
-# Each figure is the median of RUNS runs (wall seconds, peak RSS), the
-# builds alternating so the machine's load falls on both alike.
+# Each figure is the median of RUNS runs (wall seconds, CPU seconds, peak
+# RSS), the builds alternating so the machine's load falls on each alike.
 #
 #   BEFORE_REV=f5e3035 scripts/bench-analysis.sh
 #   RUNS=3 BIG=1000 BEFORE_REV=HEAD~3 NOW_REV=HEAD scripts/bench-analysis.sh
@@ -63,37 +63,53 @@ trap cleanup EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "n/a" }'; }
 
-# measure BUILD STORE FROM TO TAG: runs `analyze incident` RUNS times and
-# sets BUILD_TAG_s, BUILD_TAG_mb (medians) and BUILD_TAG_top (first
-# candidate, sampled share). BUILD "sampled" is this checkout's with
-# --sample-above $SAMPLE (default 250000): sampling forced on windows
-# below its default threshold.
-measure() {
-	local b=$1 st=$2 from=$3 to=$4 tag=$5 s=() m=() i top bin=$1 extra=()
+# once BUILD STORE FROM TO TAG: one `analyze incident`, its wall seconds,
+# CPU seconds (user + system: steadier than wall time on a busy machine)
+# and peak RSS appended to $work/BUILD-TAG.runs; its JSON kept. BUILD
+# "sampled" is this checkout's with --sample-above $SAMPLE (250000 unless
+# set): sampling forced on windows below its default threshold.
+once() {
+	local b=$1 st=$2 from=$3 to=$4 tag=$5 bin=$1 extra=()
 	if [[ $b == sampled ]]; then
 		bin=now extra=(--sample-above "${SAMPLE:-250000}")
 	fi
-	for i in $(seq "$runs"); do
-		/usr/bin/time -f "%e %M" -o "$work/time.txt" \
-			"$work/bin/analyze-$bin" incident --store "$st" --from "$from" --to "$to" --top 3 --json "${extra[@]}" >"$work/$b-$tag.json"
-		read -r secs kb <"$work/time.txt"
-		s+=("$secs")
-		m+=("$((kb / 1024))")
-	done
-	top=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r["candidates"]; s=r.get("sampled"); print((c[0]["service"] if c else "-") + (" (sampled %d of %d traces, 1 in %d)" % (s["held"], s["traces"], s["k"]) if s else ""))' "$work/$b-$tag.json")
-	printf -v "${b}_${tag}_s" '%s' "$(printf '%s\n' "${s[@]}" | median)"
-	printf -v "${b}_${tag}_mb" '%s' "$(printf '%s\n' "${m[@]}" | median)"
-	printf -v "${b}_${tag}_top" '%s' "$top"
-	echo "   $b: $(printf '%s\n' "${s[@]}" | median) s, $(printf '%s\n' "${m[@]}" | median) MB peak RSS; first: $top"
+	/usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" \
+		"$work/bin/analyze-$bin" incident --store "$st" --from "$from" --to "$to" --top 3 --json "${extra[@]}" >"$work/$b-$tag.json"
+	awk '{printf "%s %.1f %d\n", $1, $2 + $3, $4 / 1024}' "$work/time.txt" >>"$work/$b-$tag.runs"
 }
 
-# side TAG STORE FROM TO: both builds, alternating run by run.
+# summary BUILD TAG: sets BUILD_TAG_s, _cpu, _mb (medians of its runs)
+# and _top (its first candidate, and the sample when it sampled).
+summary() {
+	local b=$1 tag=$2 f="$work/$1-$2.runs" top
+	top=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r["candidates"]; s=r.get("sampled"); print((c[0]["service"] if c else "-") + (" (sampled: %d of %d traces held, 1 in %d)" % (s["held"], s["traces"], s["k"]) if s else ""))' "$work/$b-$tag.json")
+	printf -v "${b}_${tag}_s" '%s' "$(cut -d' ' -f1 "$f" | median)"
+	printf -v "${b}_${tag}_cpu" '%s' "$(cut -d' ' -f2 "$f" | median)"
+	printf -v "${b}_${tag}_mb" '%s' "$(cut -d' ' -f3 "$f" | median)"
+	printf -v "${b}_${tag}_top" '%s' "$top"
+	echo "   $b: $(cut -d' ' -f1 "$f" | median) s wall, $(cut -d' ' -f2 "$f" | median) s CPU, $(cut -d' ' -f3 "$f" | median) MB peak RSS; first: $top"
+}
+
+# side TAG STORE FROM TO: the three builds, alternating run by run so that
+# the machine's load falls on each alike.
 side() {
-	local tag=$1
+	local tag=$1 i b
 	echo "-- $tag: analyze incident --from $3 --to $4"
-	measure before "$2" "$3" "$4" "$tag"
-	measure now "$2" "$3" "$4" "$tag"
-	measure sampled "$2" "$3" "$4" "$tag"
+	rm -f "$work"/*-"$tag".runs
+	for i in $(seq "$runs"); do
+		for b in before now sampled; do
+			once "$b" "$2" "$3" "$4" "$tag"
+		done
+	done
+	for b in before now sampled; do
+		summary "$b" "$tag"
+	done
+}
+
+# cell BUILD TAG: a table cell of a build's figures.
+cell() {
+	local s="${1}_${2}_s" c="${1}_${2}_cpu" m="${1}_${2}_mb"
+	echo "${!s} s (CPU ${!c} s), ${!m} MB"
 }
 
 echo "== 1. the newer half of a 1M-line file"
@@ -174,7 +190,7 @@ if [[ -n ${BIG:-} ]]; then
 	to3=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
 	truth3=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case3/truth.json")
 	side big "$st3" "$from3" "$to3"
-	big_rows="| simulated incident at $BIG requests/s (truth: $truth3) | $before_big_s s, $before_big_mb MB | $now_big_s s, $now_big_mb MB | $sampled_big_s s, $sampled_big_mb MB | | $before_big_top | $now_big_top | $sampled_big_top |"
+	big_rows="| simulated incident at $BIG requests/s (truth: $truth3) | $(cell before big) | $(cell now big) | $(cell sampled big) | | $before_big_top | $now_big_top | $sampled_big_top |"
 fi
 
 mkdir -p "$(dirname "$out")"
@@ -183,12 +199,12 @@ mkdir -p "$(dirname "$out")"
 	echo
 	echo "Written by \`scripts/bench-analysis.sh\` on $(date -u +%F), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB of memory,"
 	echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; median of $runs runs of \`analyze incident\` per build (wall"
-	echo "seconds, peak RSS), the builds alternating. Before: $before_short; now: $head_rev $dirty."
+	echo "seconds, CPU seconds, peak RSS), the builds alternating run by run. Before: $before_short; now: $head_rev $dirty."
 	echo
 	echo "| window | before | now | now, sampled | VictoriaLogs | first candidate, before | now | now, sampled |"
 	echo "|---|---|---|---|---|---|---|---|"
-	echo "| newer half ($vl_count records) of scripts/benchgen's 1M-line file | $before_lines_s s, $before_lines_mb MB | $now_lines_s s, $now_lines_mb MB | $sampled_lines_s s, $sampled_lines_mb MB | count(): $vl_count_s s; every field: $vl_all_s s | $before_lines_top | $now_lines_top | $sampled_lines_top |"
-	echo "| simulated incident of scripts/bench.sh (truth: $truth2) | $before_incident_s s, $before_incident_mb MB | $now_incident_s s, $now_incident_mb MB | $sampled_incident_s s, $sampled_incident_mb MB | | $before_incident_top | $now_incident_top | $sampled_incident_top |"
+	echo "| newer half ($vl_count records) of scripts/benchgen's 1M-line file | $(cell before lines) | $(cell now lines) | $(cell sampled lines) | count(): $vl_count_s s; every field: $vl_all_s s | $before_lines_top | $now_lines_top | $sampled_lines_top |"
+	echo "| simulated incident of scripts/bench.sh (truth: $truth2) | $(cell before incident) | $(cell now incident) | $(cell sampled incident) | | $before_incident_top | $now_incident_top | $sampled_incident_top |"
 	[[ -z $big_rows ]] || echo "$big_rows"
 	echo
 	echo "\"Now, sampled\" is this build with \`--sample-above ${SAMPLE:-250000}\`: sampling forced below its default threshold (a"
