@@ -9,29 +9,31 @@ import (
 	"github.com/faultline/faultline/schema"
 )
 
-// ruleLookbackKey reads the failures of what a breaker is keyed by.
+// ruleLookbackKey reads the failures of the work a breaker is keyed by.
 //
-// Condition: the breaker names no dependency (not lead.named) but its
-// refusal states the key it is kept for, one that is no service of the
-// trace ("the circuit breaker for <key> is open": a namespace, a tenant, a
-// queue; lead.key, see breakerKey). Such a breaker counts failures of the
-// work of its key, wherever that work failed: a job's holder, a tenant's
-// backend. The breaker's service's own records of the breakerLookbackFar
-// before the refusal that name the key and tell of a failure (an error or
-// warning, or a line saying the work failed, as "job 7 in <key> failed by
-// its holder" does at any level), other than its refusals and the traces
-// it refused in, mark the tripping
-// traces. Their walks start at each trace's own first failure, not at the
-// breaker's service (which only recorded what was reported to it). They
-// replace the service's other failures, which are about other keys.
+// Condition: the breaker names no dependency (not lead.named; a caller
+// quoting its callee's answer quotes the callee's breaker, see
+// answeredKey) but its refusal states the key it is kept for, one that is
+// no service of the trace ("the circuit breaker for <key> is open", "namespace <key> is
+// paused after repeated failures": a namespace, a tenant, a queue;
+// lead.key, see breakerKey). Such a breaker counts failures of the work of
+// its key, wherever that work failed: a job's holder, a tenant's backend.
+// The traces of the breakerLookbackFar before the refusal that name the
+// key (in a line, at any level, or a span's name) and failed (an error,
+// or else a line saying the work failed, as "job 7 in <key> failed by its
+// holder" does at any level), other than those the breaker refused in,
+// are the tripping traces, each at its first failure. Their walks start
+// there, not at the breaker's service (which only recorded what was
+// reported to it). They replace the service's other failures, which are
+// about other keys.
 //
 // Constants: breakerLookbackFar, keyScanCap.
 // Test: TestRules/breaker_lookback_key (TestAnalyzeKeyedBreakerFollowsItsKeysFailures).
 const ruleLookbackKey = "breaker_lookback_key"
 
-// keyScanCap caps the records of the breaker's service read for one
-// stretch of the key's lines: they are read at every level.
-const keyScanCap = 1_000_000
+// keyScanCap caps the records read for one stretch of a key's traces:
+// every service's, at every level.
+const keyScanCap = 2_000_000
 
 func lookbackKey(ctx context.Context, st WindowStore, s *tripSearch) error {
 	key := s.lead.key
@@ -39,18 +41,17 @@ func lookbackKey(ctx context.Context, st WindowStore, s *tripSearch) error {
 		return nil
 	}
 	from, to := s.lead.at.Add(-breakerLookbackFar), s.lead.at
-	ks := s.memo.keySpan(s.lead.dep, key)
-	if err := ks.cover(ctx, st, s.lead.dep, key, from, to); err != nil {
+	ks := s.memo.keySpan(key)
+	if err := ks.cover(ctx, st, key, from, to); err != nil {
 		return err
 	}
 	refused := map[schema.TraceID]bool{}
 	var hits []traceHit
-	for _, l := range ks.lines {
-		if l.at.Before(from) || !l.at.Before(to) || s.seen[l.id] {
-			continue
-		}
-		if l.refusal {
+	for _, l := range ks.traces {
+		if l.refused {
 			refused[l.id] = true
+		}
+		if l.refused || l.at.Before(from) || !l.at.Before(to) || s.seen[l.id] {
 			continue
 		}
 		hits = append(hits, traceHit{id: l.id, at: l.at, body: l.body, by: ruleLookbackKey, kind: l.kind})
@@ -62,84 +63,122 @@ func lookbackKey(ctx context.Context, st WindowStore, s *tripSearch) error {
 	return nil
 }
 
-// keySpan is the lines of a service in [from, to) that name a breaker's
-// key and tell of a failure or a refusal, in time order: a breaker that
-// stays open for minutes is followed from every tripQuantum of it, over
-// stretches that overlap but for ten seconds, and each record is read
-// once.
+// keySpan is what the records of [from, to) say of the traces that name
+// a breaker's key: a breaker that stays open for minutes is followed from
+// every tripQuantum of it, over stretches that overlap but for ten
+// seconds, and each record is read once.
 type keySpan struct {
 	from, to time.Time
-	lines    []keyLine
+	traces   []keyTrace
 }
 
-// keyLine is one line naming the key: a failure of its work, or a refusal
-// of the breaker (a fast failure).
-type keyLine struct {
+// keyTrace is a trace that names the key, in one stretch read: when it
+// first failed, how, and whether the breaker refused in it (a fast
+// failure naming the key, at any level).
+type keyTrace struct {
 	id      schema.TraceID
 	at      time.Time
 	body    string
 	kind    schema.Kind
-	refusal bool
+	refused bool
 }
 
-// keySpan returns the stretch held for the key of the breaker of svc (a
-// fresh one when m is nil).
-func (m *storeMemo) keySpan(svc, key string) *keySpan {
+// keySpan returns the stretch held for key (a fresh one when m is nil).
+func (m *storeMemo) keySpan(key string) *keySpan {
 	if m == nil {
 		return &keySpan{}
 	}
 	if m.keys == nil {
-		m.keys = map[[2]string]*keySpan{}
+		m.keys = map[string]*keySpan{}
 	}
-	k := [2]string{svc, key}
-	if m.keys[k] == nil {
-		m.keys[k] = &keySpan{}
+	if m.keys[key] == nil {
+		m.keys[key] = &keySpan{}
 	}
-	return m.keys[k]
+	return m.keys[key]
 }
 
 // cover grows ks to hold [from, to), reading the parts it lacks.
-func (ks *keySpan) cover(ctx context.Context, st WindowStore, svc, key string, from, to time.Time) error {
+func (ks *keySpan) cover(ctx context.Context, st WindowStore, key string, from, to time.Time) error {
 	if ks.to.IsZero() {
 		ks.from, ks.to = from, from
 	}
 	if from.Before(ks.from) {
-		part, err := keyLines(ctx, st, svc, key, from, ks.from)
+		part, err := keyTraces(ctx, st, key, from, ks.from)
 		if err != nil {
 			return err
 		}
-		ks.lines, ks.from = append(part, ks.lines...), from
+		ks.traces, ks.from = append(part, ks.traces...), from
 	}
 	if to.After(ks.to) {
-		part, err := keyLines(ctx, st, svc, key, ks.to, to)
+		part, err := keyTraces(ctx, st, key, ks.to, to)
 		if err != nil {
 			return err
 		}
-		ks.lines, ks.to = append(ks.lines, part...), to
+		ks.traces, ks.to = append(ks.traces, part...), to
 	}
 	return nil
 }
 
-// keyLines reads the lines of svc in [from, to) that name key and tell of
-// a failure of its work or of a refusal.
-func keyLines(ctx context.Context, st WindowStore, svc, key string, from, to time.Time) ([]keyLine, error) {
-	var out []keyLine
-	q := schema.WindowQuery{From: from, To: to, Service: svc, Limit: keyScanCap, Attrs: AttrKeys}
+// keyTraces reads every record of [from, to) and returns the traces that
+// name key and failed or were refused, in the order they were first seen.
+func keyTraces(ctx context.Context, st WindowStore, key string, from, to time.Time) ([]keyTrace, error) {
+	type seen struct {
+		keyTrace
+		named, failed, errored bool
+	}
+	byID := map[schema.TraceID]*seen{}
+	var order []*seen
+	q := schema.WindowQuery{From: from, To: to, Limit: keyScanCap, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, err
 		}
-		if r.TraceID == "" || !namesKey(r.Body, key) {
+		if r.TraceID == "" {
 			continue
 		}
-		k, _ := classifyWithHint(&r, false)
-		refusal := isFastFailure(k)
-		if !refusal && k == "" && !r.IsError() && r.Severity < schema.SeverityWarn && !tellsFailure(r.Body) {
+		named := namesKey(r.Body, key) || r.Type == schema.TypeSpan && namesKey(r.Name, key)
+		isErr := r.IsError()
+		if !named && !isErr && !tellsFailure(r.Body) {
 			continue
 		}
-		out = append(out, keyLine{id: r.TraceID, at: r.Time, body: r.Body, kind: k, refusal: refusal})
+		t := byID[r.TraceID]
+		if t == nil {
+			t = &seen{keyTrace: keyTrace{id: r.TraceID}}
+			byID[r.TraceID] = t
+			order = append(order, t)
+		}
+		var k schema.Kind
+		if named || isErr {
+			k = refusalKind(&r)
+		}
+		if named {
+			t.named = true
+			if isFastFailure(k) {
+				t.refused = true
+				continue
+			}
+		}
+		// The first error; before any, the first line telling a failure.
+		if isErr && !t.errored || !t.failed && (isErr || tellsFailure(r.Body)) {
+			t.at, t.body, t.kind, t.failed, t.errored = r.Time, r.Body, k, true, isErr
+		}
+	}
+	var out []keyTrace
+	for _, t := range order {
+		if t.named && (t.failed || t.refused) {
+			out = append(out, t.keyTrace)
+		}
 	}
 	return out, nil
+}
+
+// refusalKind is the kind a record's text tells, at any level: a refusal
+// logged at info level is one all the same.
+func refusalKind(r *schema.Record) schema.Kind {
+	var buf [textCap]byte
+	var l lowered
+	l.init(buf[:], r)
+	return classifyText(&l, r)
 }
 
 // namesKey reports whether body names key (lowercase) as a word of its
@@ -177,13 +216,21 @@ func tellsFailure(body string) bool {
 	return strings.Contains(body, "fail") || hasUpper(body) && strings.Contains(strings.ToLower(body), "fail")
 }
 
-// breakerKey is the key a breaker's refusal says it is kept for: the name
-// after "breaker for", "breaker of", "circuit for" ("the circuit breaker
-// for data-lake is open"), or the value of the first field after "breaker
-// open" ("breaker open namespace=data-lake"), lowercase; "" when it states
-// none.
+// breakerKey is the key a breaker's refusal says it is kept for,
+// lowercase, "" when it states none: the name after "breaker for",
+// "breaker of", "circuit for" ("the circuit breaker for data-lake is
+// open"); the value of the first field after "breaker open" ("breaker open
+// namespace=data-lake"); else the name a scope word gives ("namespace
+// data-lake is paused after repeated failures", "tenant=acme").
 func breakerKey(body string) string {
 	l := strings.ToLower(body)
+	for _, m := range [...]string{"breaker for ", "breaker of ", "circuit for ", "circuit of ", "breaker on "} {
+		if i := strings.Index(l, m); i >= 0 {
+			if tok := keyToken(l[i+len(m):]); tok != "" {
+				return tok
+			}
+		}
+	}
 	for _, m := range [...]string{"breaker open ", "circuit open ", "breaker is open "} {
 		i := strings.Index(l, m)
 		if i < 0 {
@@ -194,32 +241,67 @@ func breakerKey(body string) string {
 		for j < len(rest) && (isLetter(rest[j]) || isDigit(rest[j]) || rest[j] == '_' || rest[j] == '.') {
 			j++
 		}
-		if j == 0 || j >= len(rest) || rest[j] != '=' {
-			continue
-		}
-		rest = strings.TrimLeft(rest[j+1:], "'\"")
-		j = 0
-		for j < len(rest) && keyByte(rest[j]) {
-			j++
-		}
-		if tok := strings.TrimRight(rest[:j], ".-_:"); len(tok) >= 2 {
-			return tok
+		if j > 0 && j < len(rest) && rest[j] == '=' {
+			if tok := keyToken(rest[j+1:]); tok != "" {
+				return tok
+			}
 		}
 	}
-	for _, m := range [...]string{"breaker for ", "breaker of ", "circuit for ", "circuit of ", "breaker on "} {
-		i := strings.Index(l, m)
-		if i < 0 {
-			continue
+	for _, w := range scopeWords {
+		for i := 0; ; {
+			j := strings.Index(l[i:], w)
+			if j < 0 {
+				break
+			}
+			a, b := i+j, i+j+len(w)
+			i = b
+			if a > 0 && keyByte(l[a-1]) || b >= len(l) || l[b] != ' ' && l[b] != '=' && l[b] != ':' {
+				continue
+			}
+			if tok := keyToken(strings.TrimLeft(l[b:], " =:")); tok != "" {
+				return tok
+			}
 		}
-		rest := l[i+len(m):]
-		rest = strings.TrimLeft(rest, "'\"`[(")
-		j := 0
-		for j < len(rest) && keyByte(rest[j]) {
-			j++
+	}
+	return ""
+}
+
+// scopeWords name what a breaker may be kept for, other than a
+// dependency.
+var scopeWords = []string{"namespace", "tenant", "queue", "partition", "shard", "region", "project", "workspace", "topic", "pool", "cluster"}
+
+// keyToken reads the name at the start of s, past quotes: letters,
+// digits, '-', '_', '.', ':'; "" when it is no name.
+func keyToken(s string) string {
+	s = strings.TrimLeft(s, "'\"`[(")
+	j := 0
+	for j < len(s) && keyByte(s[j]) {
+		j++
+	}
+	if tok := strings.TrimRight(s[:j], ".-_:"); len(tok) >= 2 && !isStopword(tok) && !isDigit(tok[0]) {
+		return tok
+	}
+	return ""
+}
+
+// answeredKey is the key of the breaker whose refusal a caller's error
+// quotes as its callee tgt's answer ("job-broker returned 409: namespace
+// docs-site is paused after repeated failures"), "" when the error quotes
+// no answer or the refusal names no key but the callee.
+func answeredKey(body, tgt string) string {
+	l := strings.ToLower(body)
+	answered := false
+	for _, m := range [...]string{" returned 4", " returned 5", "status code 4", "status code 5"} {
+		if strings.Contains(l, m) {
+			answered = true
+			break
 		}
-		if tok := strings.TrimRight(rest[:j], ".-_:"); len(tok) >= 2 && !isStopword(tok) {
-			return tok
-		}
+	}
+	if !answered {
+		return ""
+	}
+	if key := breakerKey(body); key != "" && !sameService(key, tgt) {
+		return key
 	}
 	return ""
 }

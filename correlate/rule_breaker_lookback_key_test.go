@@ -2,6 +2,8 @@ package correlate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/schema"
@@ -108,4 +110,47 @@ func storeRefusalEcho() *windowStore {
 	st.recs = append(st.recs, inTrace(string(openTrace),
 		logAt("", "worker", open, schema.SeverityError, "Error handling request: Breaker is open"))...)
 	return st
+}
+
+// TestAnalyzeQuotedKeyedBreaker: driver's call to queue fails with queue's
+// answer, a refusal of the breaker queue keeps for the namespace builds,
+// which driver quotes; queue logs the refusal at info level only. The
+// breaker is queue's, kept for builds: what tripped it is the builds jobs
+// that failed on registry, not a dependency of driver's.
+func TestAnalyzeQuotedKeyedBreaker(t *testing.T) {
+	st := storeKeyedBreaker()
+	refusal := "namespace builds is paused after repeated failures: 3 jobs failed since 10:04:10, limit 3"
+	st.recs = slices.DeleteFunc(st.recs, func(r schema.Record) bool { return r.TraceID == openTrace })
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "queue", 400_000, schema.SeverityInfo, refusal),
+		logAt("", "driver", 400_010, schema.SeverityError, "request to queue failed: queue returned 409: "+refusal))...)
+	wantSuspect(t, st, "registry")
+}
+
+func TestAnsweredKey(t *testing.T) {
+	for _, c := range []struct{ body, tgt, want string }{
+		{"request to queue failed: queue returned 409: namespace builds is paused after repeated failures", "queue", "builds"},
+		{"namespace builds is paused after repeated failures", "queue", ""},          // no answer quoted
+		{"payment returned 503: circuit breaker for payment is open", "payment", ""}, // kept for the callee itself
+		{"Request failed with status code 503: tenant=acme-corp: breaker open", "gw", "acme-corp"},
+	} {
+		if got := answeredKey(c.body, c.tgt); got != c.want {
+			t.Errorf("answeredKey(%q, %q) = %q, want %q", c.body, c.tgt, got, c.want)
+		}
+	}
+}
+
+// TestAnalyzeSkipsUsualThrottleNoise: pricing throttles its own writes
+// now and then, as steadily in the hour before as now ("KV write
+// throttled, retrying"); a trace where that comes first failed on its
+// call to fx-rates-api, as the usual noise of any other kind that names no
+// callee is passed over.
+func TestAnalyzeSkipsUsualThrottleNoise(t *testing.T) {
+	st := storeSkipsUsualNoise()
+	for i := range st.recs {
+		if strings.HasPrefix(st.recs[i].Body, "Could not resolve locale") {
+			st.recs[i].Body = "KV write throttled, retrying"
+		}
+	}
+	wantSuspect(t, st, "fx-rates-api")
 }

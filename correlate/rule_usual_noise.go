@@ -12,7 +12,8 @@ import (
 //
 // Condition: the suspect failed on its own (no failing dependency) with an
 // error of a kind that need not fail a request (unknown, deterministic,
-// auth, not found; see isWeak), and usualError says its service logged
+// auth, not found; see isWeak) or with a throttle that names no callee
+// (its own writes throttled, retried), and usualError says its service logged
 // that signature in the breakerLookback before (the end of the
 // tripQuantum of the error) as often as in the usualBefore (an hour)
 // before that, and steadily since the oldest part of what the store
@@ -20,7 +21,7 @@ import (
 // as incidental, up to usualRounds times.
 //
 // Constants: usualRounds, breakerLookback, usualBefore, tripQuantum.
-// Test: TestRules/usual_noise (TestAnalyzeSkipsUsualNoise).
+// Test: TestRules/usual_noise (TestAnalyzeSkipsUsualNoise, TestAnalyzeSkipsUsualThrottleNoise).
 const ruleUsualNoise = "usual_noise"
 
 // usualRounds caps the errors found to be noise for one trace.
@@ -44,7 +45,7 @@ func skipUsual(ctx context.Context, st WindowStore, memo *storeMemo, recs []sche
 	seen := map[schema.Signature]bool{}
 	for range usualRounds {
 		s := res.Suspect
-		if s == nil || res.ownSig == "" || !isWeak(s.Kind) || seen[res.ownSig] {
+		if s == nil || res.ownSig == "" || !isWeak(s.Kind) && s.Kind != schema.KindRateLimit || seen[res.ownSig] {
 			return res, nil
 		}
 		seen[res.ownSig] = true

@@ -91,9 +91,6 @@ func refusalAtInfo(r *schema.Record) schema.Kind {
 	var buf [textCap]byte
 	var l lowered
 	l.init(buf[:], r)
-	if !l.mayHave("open") && !l.mayHave("full") {
-		return ""
-	}
 	if k := classifyText(&l, r); isFastFailure(k) {
 		return k
 	}

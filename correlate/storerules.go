@@ -78,9 +78,9 @@ func quantumEnd(t time.Time) time.Time {
 // nothing.
 type storeMemo struct {
 	found map[string]any
-	// keys holds the lines of each keyed breaker's service that name its
-	// key, by service and key (breaker_lookback_key).
-	keys map[[2]string]*keySpan
+	// keys holds what the records say of the traces that name each
+	// keyed breaker's key (breaker_lookback_key).
+	keys map[string]*keySpan
 }
 
 func newStoreMemo() *storeMemo { return &storeMemo{found: map[string]any{}} }

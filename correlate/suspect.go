@@ -177,6 +177,12 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 			name, e.class, tgt, via, silence(ti)))
 		if isFastFailure(e.class) {
 			t.res.lead = &breakerLead{dep: tgt, at: t.eventAt(cur), named: true, by: name}
+			if key := answeredKey(t.rec(cur).Body, tgt); key != "" {
+				// The callee answered with its own breaker's refusal, kept
+				// for a key: what tripped it is the key's failed work
+				// (breaker_lookback_key), not the callee's own failures.
+				t.res.lead.named, t.res.lead.key = false, key
+			}
 		}
 		if ti < 0 {
 			t.res.caller = &silentCaller{svc: name, at: t.eventAt(cur)}
@@ -408,11 +414,11 @@ func incidental(t *Trace, e int32) bool {
 	if contained(t, e) {
 		return true
 	}
-	if !isWeak(t.ents[e].class) {
-		return false
-	}
 	if len(t.opts.usual) > 0 && t.opts.isUsual(t.signature(e)) {
 		return true // noise the service always makes (see skipUsual)
+	}
+	if !isWeak(t.ents[e].class) {
+		return false
 	}
 	own := t.ents[e].svc
 	name := t.svcs[own].name
