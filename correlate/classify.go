@@ -72,7 +72,7 @@ func classifyNaming(r *schema.Record, wantHint bool, n calleeNaming) (schema.Kin
 	}
 	h := hintBy(r, n)
 	if h == "" {
-		return k, dashed(r.Body, hintFromText(&l))
+		return k, clientOf(dashed(r.Body, hintFromText(&l)))
 	}
 	if strings.IndexByte(h, '.') > 0 && !isIPv4(h) {
 		// An attribute gives the host ("api.geo-vendor.example.com") and
@@ -111,6 +111,16 @@ func dashed(body, tok string) string {
 			b.WriteByte(c)
 		}
 		return b.String()
+	}
+	return tok
+}
+
+// clientOf names the callee of a client class ("WorkloadsD1Client",
+// dashed "workloads-d1-client"): the callee, "workloads-d1". Other names
+// are returned as they are.
+func clientOf(tok string) string {
+	if n, ok := strings.CutSuffix(tok, "-client"); ok && len(n) >= 2 {
+		return n
 	}
 	return tok
 }
@@ -450,6 +460,7 @@ func genericKind(l *lowered) schema.Kind {
 	switch {
 	case l.has("service unavailable", "bad gateway", "internal server error",
 		"connection reset", "econnreset", "broken pipe", "unexpected eof", ": eof", "temporarily unavailable",
+		"connection lost", "connection was lost", "connection closed unexpectedly",
 		"try again", "deadlock", "serialization failure", "could not serialize",
 		"retrying", "will retry", "retry attempt", "retry #", "transient"):
 		return schema.KindTransient

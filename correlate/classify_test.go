@@ -109,6 +109,7 @@ func TestClassifyMessages(t *testing.T) {
 		{`sent record to the DLT after 5 failed delivery attempts`, schema.KindPoisonMessage},
 		// Transient.
 		{`read tcp 10.0.0.3:5432: read: connection reset by peer`, schema.KindTransient},
+		{`D1 lookup failed: Error: Network connection lost.`, schema.KindTransient},
 		{`502 Bad Gateway`, schema.KindTransient},
 		{`upstream responded with status 503`, schema.KindTransient},
 		{`write: broken pipe`, schema.KindTransient},
@@ -209,6 +210,8 @@ func TestHintUndoesCamelCase(t *testing.T) {
 		`CircuitBreaker 'paymentService' is OPEN and does not permit further calls`:                     "payment-service",
 		`Retry 'order' recorded a failed retry attempt.`:                                                "order",
 		`timeout calling Payment-Service after 3000ms`:                                                  "payment-service",
+		// A client class names its callee.
+		`Fallback for WorkloadsD1Client triggered, returning cached state: D1 lookup failed: Network connection lost.`: "workloads-d1",
 	} {
 		if _, got := classifyWithHint(errorLog(msg), true); got != want {
 			t.Errorf("hint of %q = %q, want %q", msg, got, want)

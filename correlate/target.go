@@ -68,7 +68,7 @@ func hintFromText(l *lowered) string {
 		"circuitbreaker '", "circuit breaker '",
 		"circuitbreaker \"", "circuit breaker \"", "circuitbreaker ", "circuit breaker ",
 		"circuit '", "circuit \"",
-		"bulkhead '", "bulkhead \"", "bulkhead ", "retry '", "retry \"", "timelimiter '", "upstream ",
+		"bulkhead '", "bulkhead \"", "bulkhead ", "retry '", "retry \"", "timelimiter '", "fallback for ", "upstream ",
 		"dial tcp ", "econnrefused ",
 		// "unexpected status 503 Service Unavailable from payment"
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
