@@ -95,18 +95,15 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		return nil, nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
-	var winSample func() *sampler
-	baseSample := func() *sampler { return nil }
+	// Only the window is sampled (sample.go): the baseline is already
+	// capped at BaselineRecords.
+	var smp *sampler
 	if opt.SampleAbove > 0 {
-		failing := func() (map[schema.TraceID]struct{}, error) {
+		smp = newSampler(opt.SampleAbove, func() (map[schema.TraceID]struct{}, error) {
 			return failingTraces(ctx, newestFirst{st}, q.From, q.To, opt.Limit)
-		}
-		winSample = func() *sampler { return newSampler(opt.SampleAbove, failing) }
-		baseSample = func() *sampler { return newSampler(opt.SampleAbove, nil) }
-	} else {
-		winSample = baseSample
+		})
 	}
-	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets, winSample())
+	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets, smp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +123,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		}
 		base := profile(nil, baseFrom, q.From, 0)
 		if baseFrom.Before(q.From) {
-			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0, baseSample()); err != nil {
+			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -146,7 +143,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			// they are a sample of what the store has before the window.
 			capped := opt
 			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
-			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0, baseSample()); err != nil {
+			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -161,7 +158,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			if cap := q.To.Add(MaxBaseline); to.After(cap) {
 				to = cap
 			}
-			if after, err := readPeriod(ctx, st, q.To, to, capped, 0, baseSample()); err != nil {
+			if after, err := readPeriod(ctx, st, q.To, to, capped, 0, nil); err != nil {
 				return nil, err
 			} else if after.n > 0 {
 				after.after = true
@@ -359,8 +356,6 @@ type basePeriod struct {
 	err  error
 	// after is set when the baseline comes from after the window.
 	after bool
-	// sampled says how much of its traces were held (nil: all).
-	sampled *Sampled
 }
 
 // get waits for the profile.
@@ -388,7 +383,6 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			}
 		})
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
-		bp.sampled = base.sampled()
 	}()
 	return bp
 }
@@ -428,7 +422,7 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin
-		bd := &BaselineData{Records: bp.n, Minutes: math.Round(b.minutes()*10) / 10, Sampled: bp.sampled}
+		bd := &BaselineData{Records: bp.n, Minutes: math.Round(b.minutes()*10) / 10}
 		if bd.Thin = b.minutes() < w.minutes(); bd.Thin {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the baseline is thin: %.1f minutes of data (%d records) against the window's %.1f; what it lacks may be usual, and is weighed as weak evidence",
 				b.minutes(), bp.n, w.minutes()))

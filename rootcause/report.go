@@ -36,8 +36,6 @@ type BaselineData struct {
 	Records int     `json:"records"`
 	Minutes float64 `json:"minutes"`
 	Thin    bool    `json:"thin,omitempty"`
-	// Sampled is set when the baseline's traces were sampled.
-	Sampled *Sampled `json:"sampled,omitempty"`
 }
 
 // Window is a half-open time range [From, To).
