@@ -22,9 +22,14 @@ import (
 // and ended no earlier than it began, and names (by its attributes,
 // leafCallee) a service of the trace with records but no span. The call
 // that began last is taken.
-// Constants: none.
+// Constants: spanlessBudget.
 // Scenario: testdata/spanless_parent.txtar.
 const ruleSpanlessParent = "spanless_parent"
+
+// spanlessBudget caps the orphan x span comparisons of one trace: a
+// trace of thousands of orphans (an instrumentation that drops parents)
+// places the first ones and leaves the rest as roots, in linear time.
+const spanlessBudget = 1 << 20
 
 // adoptOrphans links the spans whose parent is missing under the calls
 // to services without spans that enclose them; it returns how many it
@@ -44,7 +49,7 @@ func adoptOrphans(t *Trace, orphans []int32) int {
 		}
 	}
 	placed := 0
-	for _, o := range orphans {
+	for _, o := range orphans[:min(len(orphans), spanlessBudget/len(t.nodes)+1)] {
 		on := t.nodes[o]
 		best, bestSvc := int32(-1), int32(-1)
 		for j := range t.nodes {
@@ -109,7 +114,7 @@ func SpanlessCallers(recs []schema.Record) map[schema.SpanID]string {
 		}
 	}
 	out := map[schema.SpanID]string{}
-	for _, o := range orphans {
+	for _, o := range orphans[:min(len(orphans), spanlessBudget/len(recs)+1)] {
 		or := &recs[o]
 		var best *schema.Record
 		caller := ""
