@@ -296,7 +296,7 @@
 //	                             a call span with no span below it is named by every such attribute                                                          testdata/callee_named_leaf.txtar
 //
 //	where the span tree is built:
-//	spanless_parent              a span whose parent is missing, inside a call to a service that only logs: that  none                                       testdata/spanless_parent.txtar
+//	spanless_parent              a span whose parent is missing, inside a call to a service that only logs: that  spanlessBudget                             testdata/spanless_parent.txtar
 //	                             service's (a node of it under the call; SpanlessCallers gives rootcause the edge)
 //
 //	where the suspect walk meets a timeout on a silent callee, or a bare status:
