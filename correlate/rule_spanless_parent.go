@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -125,7 +124,7 @@ func SpanlessCallers(recs []schema.Record) map[schema.SpanID]string {
 				continue
 			}
 			name := ""
-			if h := calleeOf(c); h != "" {
+			if h := calleeBy(c, byName); h != "" {
 				for s := range logsOnly {
 					if !withSpans[s] && s != c.Service && (s == h || sameService(s, h)) && (name == "" || s < name) {
 						name = s
@@ -141,15 +140,4 @@ func SpanlessCallers(recs []schema.Record) map[schema.SpanID]string {
 		}
 	}
 	return out
-}
-
-// calleeOf names the callee of a call span with no span below it by its
-// attributes (ruleCalleeNamed's, then a URL's host), lowercase.
-func calleeOf(r *schema.Record) string {
-	for _, k := range namedAttrs {
-		if v := dropPort(strings.ToLower(r.Attrs[k])); v != "" {
-			return v
-		}
-	}
-	return hintBy(r, byName)
 }

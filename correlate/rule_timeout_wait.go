@@ -125,11 +125,15 @@ func heldWait(t *Trace, n int32, deadline int64) (int32, string, float64) {
 // leafCallee names the callee of a call span with no span below it: the
 // span tree does not name it, so every attribute that names a callee does
 // (ruleCalleeNamed's, not only the conventions'), then a URL's host.
-func leafCallee(t *Trace, r *schema.Record) string {
-	for _, k := range t.opts.naming().keys {
+func leafCallee(t *Trace, r *schema.Record) string { return calleeBy(r, t.opts.naming()) }
+
+// calleeBy names the callee of a call span with no span below it by the
+// attributes of naming n, then a URL's host; lowercase.
+func calleeBy(r *schema.Record, n calleeNaming) string {
+	for _, k := range n.keys {
 		if v := dropPort(strings.ToLower(r.Attrs[k])); v != "" {
 			return v
 		}
 	}
-	return hintBy(r, t.opts.naming())
+	return hintBy(r, n)
 }

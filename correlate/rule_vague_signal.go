@@ -88,10 +88,7 @@ func refusalAtInfo(r *schema.Record) schema.Kind {
 	if r.Type != schema.TypeLog || r.IsError() || r.Severity >= schema.SeverityWarn {
 		return ""
 	}
-	var buf [textCap]byte
-	var l lowered
-	l.init(buf[:], r)
-	if k := classifyText(&l, r); isFastFailure(k) {
+	if k := refusalKind(r); isFastFailure(k) {
 		return k
 	}
 	return ""

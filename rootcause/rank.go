@@ -169,8 +169,8 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 				// includes its waits on them: most of it is theirs, and
 				// so are most of the requests it slowed.
 				v -= (1 - explainedShare) * t
-				for _, name := range waitingNames(s) {
-					if n := s.explains[name]; n > 0 {
+				for name, n := range s.explains {
+					if waits(s, name) {
 						s.explains[name] = n * explainedShare
 					}
 				}
@@ -199,24 +199,16 @@ func scoreDownstream(in *inputs, all []*scored, explained map[string]string) {
 func waitingSignals(s *scored) float64 {
 	t := 0.0
 	for _, g := range s.signals {
-		switch {
-		case g.Name == "logged_timing", g.Name == "latency" && s.outside, g.Name == "call_timing" && !s.timed:
+		if waits(s, g.Name) {
 			t += g.Value
 		}
 	}
 	return t
 }
 
-// waitingNames names the signals waitingSignals sums.
-func waitingNames(s *scored) []string {
-	var out []string
-	for _, g := range s.signals {
-		switch {
-		case g.Name == "logged_timing", g.Name == "latency" && s.outside, g.Name == "call_timing" && !s.timed:
-			out = append(out, g.Name)
-		}
-	}
-	return out
+// waits reports whether s's signal name is one waitingSignals sums.
+func waits(s *scored, name string) bool {
+	return name == "logged_timing" || name == "latency" && s.outside || name == "call_timing" && !s.timed
 }
 
 // netTiming is a service's call_timing signal when it is timed net of its
