@@ -96,6 +96,7 @@ func TestClassifyMessages(t *testing.T) {
 		{`json: cannot unmarshal string into Go struct field Order.total of type float64`, schema.KindDeterministic},
 		{`pq: duplicate key value violates unique constraint "orders_pkey"`, schema.KindDeterministic},
 		{`POST /users returned 400 Bad Request`, schema.KindDeterministic},
+		{`No draft template for label 'refund_request' (run 43579); rejecting with 422`, schema.KindDeterministic},
 		// Auth and missing things.
 		{`401 Unauthorized: invalid token`, schema.KindAuth},
 		{`io.jsonwebtoken.ExpiredJwtException: JWT expired at 2024-01-01T00:00:00Z`, schema.KindAuth},

@@ -249,11 +249,13 @@
 //	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth, tripQuantum                  TestRules/breaker_follow
 //	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin, tripQuantum TestRules/troubled_caller
 //	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin, tripQuantum TestRules/caller_deploy
+//	                             (or of a caller passing on what the trace's one newly deployed service answered)
 //
 //	breakerRules, for each breaker followed:
 //	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency
 //	breaker_lookback_key         unnamed breaker kept for a key ("breaker for ns"): its service's lines naming the key breakerLookbackFar, keyScanCap        TestRules/breaker_lookback_key
 //	                             and a failure, at any level; walks from each trace's own first failure
+//	breaker_lookback_reported    keyed breaker whose key no trace names: the failed traces its service served       breakerLookbackFar, keyScanCap        TestRules/breaker_lookback_reported
 //	breaker_lookback_callers     named breaker, dependency failed: callers' failed calls to it in the last seconds    breakerLookback/4, breakerScanAll          TestRules/breaker_lookback_callers
 //	breaker_lookback_calls       nothing found: every service's failures of or calls to it, 30s then 2min          breakerLookback(/4), breakerScanAll         TestRules/breaker_lookback_calls
 //	breaker_weigh                analyse the latest hits, less tripFilters, and weigh them with voteRules           breakerTraces, breakerCandidates           TestRules/breaker_weigh
@@ -269,7 +271,7 @@
 //	tripFilters, on every analysed tripping trace (first match skips it):
 //	trip_filter_unfelt           walk from and to the dependency, nothing else failed                              none                                       TestRules/trip_filter_unfelt
 //	trip_filter_usual_origin     walk from and to the dependency, its weak origin is usual                         breakerLookback, usualBefore               TestRules/trip_filter_usual_origin
-//	trip_filter_usual_suspect    the walk ends at a weak own error its service logs as usual                        breakerLookback, usualBefore               TestRules/trip_filter_usual_suspect
+//	trip_filter_usual_suspect    the walk ends at a weak or transient own error its service logs as usual           breakerLookback, usualBefore               TestRules/trip_filter_usual_suspect
 //	trip_filter_silent_call      a caller's call, and nothing of the dependency's own (not a 429, not refused)     none                                       TestRules/trip_filter_silent_call
 //	trip_filter_blind_dependency the walk ends at the dependency's symptom naming no callee                        none                                       TestRules/trip_filter_blind_dependency
 //	trip_filter_own_service      the walk ends at the service whose breaker refused                                 none                                       TestRules/trip_filter_own_service

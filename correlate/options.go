@@ -48,9 +48,10 @@ type Options struct {
 	// usual lists signatures of errors their services log as often as in
 	// the hour before: noise, treated as incidental by the suspect walk.
 	usual []schema.Signature
-	// off names rules of the registries in rules.go to leave out: only
-	// tests set it, to show that each rule decides its own scenario.
-	off map[string]bool
+	// Off names rules (Rules) to leave out: tests show with it that each
+	// rule decides its own scenario, and `analyze eval --ablate` what each
+	// rule is worth. Nil leaves every rule on.
+	Off map[string]bool
 }
 
 func (o Options) maxSkew() time.Duration {

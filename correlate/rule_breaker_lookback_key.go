@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,31 +35,45 @@ const ruleLookbackKey = "breaker_lookback_key"
 const keyScanCap = 2_000_000
 
 func lookbackKey(ctx context.Context, st WindowStore, s *tripSearch) error {
-	key := s.lead.key
-	if key == "" || s.lead.named {
-		return nil
-	}
-	from, to := s.lead.at.Add(-breakerLookbackFar), s.lead.at
-	ks := s.memo.keySpan(key)
-	if err := ks.cover(ctx, st, key, from, to); err != nil {
+	ks, err := keyStretch(ctx, st, s)
+	if ks == nil || err != nil {
 		return err
 	}
-	refused := map[schema.TraceID]bool{}
-	var hits []traceHit
+	if hits := ks.hits(s, func(l keyTrace) bool { return l.named }, ruleLookbackKey); len(hits) > 0 {
+		s.hits = hits
+	}
+	return nil
+}
+
+// keyStretch returns the key's traces of the breakerLookbackFar before a
+// keyed breaker's refusal, nil when the breaker is not keyed.
+func keyStretch(ctx context.Context, st WindowStore, s *tripSearch) (*keySpan, error) {
+	if s.lead.key == "" || s.lead.named {
+		return nil, nil
+	}
+	ks := s.memo.keySpan(s.lead.key, s.lead.dep)
+	return ks, ks.cover(ctx, st, s.lead.key, s.lead.dep, s.lead.at.Add(-breakerLookbackFar), s.lead.at)
+}
+
+// hits are the traces of ks that match, failed in the breakerLookbackFar
+// before the lead, and were neither refused by the breaker nor seen by
+// the search before, each at its first failure.
+func (ks *keySpan) hits(s *tripSearch, match func(keyTrace) bool, by string) []traceHit {
+	from, to := s.lead.at.Add(-breakerLookbackFar), s.lead.at
+	refused := map[schema.TraceID]bool{} // a trace read in two stretches
 	for _, l := range ks.traces {
 		if l.refused {
 			refused[l.id] = true
 		}
-		if l.refused || l.at.Before(from) || !l.at.Before(to) || s.seen[l.id] {
+	}
+	var hits []traceHit
+	for _, l := range ks.traces {
+		if refused[l.id] || !l.failed || !match(l) || l.at.Before(from) || !l.at.Before(to) || s.seen[l.id] {
 			continue
 		}
-		hits = append(hits, traceHit{id: l.id, at: l.at, body: l.body, by: ruleLookbackKey, kind: l.kind})
+		hits = append(hits, traceHit{id: l.id, at: l.at, body: l.body, by: by, kind: l.kind})
 	}
-	hits = slices.DeleteFunc(hits, func(h traceHit) bool { return refused[h.id] })
-	if len(hits) > 0 {
-		s.hits = hits
-	}
-	return nil
+	return hits
 }
 
 // keySpan is what the records of [from, to) say of the traces that name
@@ -72,45 +85,52 @@ type keySpan struct {
 	traces   []keyTrace
 }
 
-// keyTrace is a trace that names the key, in one stretch read: when it
-// first failed, how, and whether the breaker refused in it (a fast
-// failure naming the key, at any level).
+// keyTrace is a trace that names the key, or that the breaker's service
+// served, in one stretch read: when it first failed, how, and whether the
+// breaker refused in it (a fast failure naming the key, at any level, or
+// of the breaker's service).
 type keyTrace struct {
 	id      schema.TraceID
 	at      time.Time
 	body    string
 	kind    schema.Kind
 	refused bool
+	// named: a line names the key; served: the breaker's service logged
+	// a line in it that is no error; failed: a line is an error, or
+	// tells a failure (ownFailure: a line of the breaker's service).
+	named, served, failed, ownFailure bool
 }
 
-// keySpan returns the stretch held for key (a fresh one when m is nil).
-func (m *storeMemo) keySpan(key string) *keySpan {
+// keySpan returns the stretch held for key and the breaker's service svc
+// (a fresh one when m is nil).
+func (m *storeMemo) keySpan(key, svc string) *keySpan {
 	if m == nil {
 		return &keySpan{}
 	}
 	if m.keys == nil {
 		m.keys = map[string]*keySpan{}
 	}
-	if m.keys[key] == nil {
-		m.keys[key] = &keySpan{}
+	k := key + "\x00" + svc
+	if m.keys[k] == nil {
+		m.keys[k] = &keySpan{}
 	}
-	return m.keys[key]
+	return m.keys[k]
 }
 
 // cover grows ks to hold [from, to), reading the parts it lacks.
-func (ks *keySpan) cover(ctx context.Context, st WindowStore, key string, from, to time.Time) error {
+func (ks *keySpan) cover(ctx context.Context, st WindowStore, key, svc string, from, to time.Time) error {
 	if ks.to.IsZero() {
 		ks.from, ks.to = from, from
 	}
 	if from.Before(ks.from) {
-		part, err := keyTraces(ctx, st, key, from, ks.from)
+		part, err := keyTraces(ctx, st, key, svc, from, ks.from)
 		if err != nil {
 			return err
 		}
 		ks.traces, ks.from = append(part, ks.traces...), from
 	}
 	if to.After(ks.to) {
-		part, err := keyTraces(ctx, st, key, ks.to, to)
+		part, err := keyTraces(ctx, st, key, svc, ks.to, to)
 		if err != nil {
 			return err
 		}
@@ -120,11 +140,12 @@ func (ks *keySpan) cover(ctx context.Context, st WindowStore, key string, from, 
 }
 
 // keyTraces reads every record of [from, to) and returns the traces that
-// name key and failed or were refused, in the order they were first seen.
-func keyTraces(ctx context.Context, st WindowStore, key string, from, to time.Time) ([]keyTrace, error) {
+// name key, or that svc (the breaker's service) served, and failed or were
+// refused, in the order they were first seen.
+func keyTraces(ctx context.Context, st WindowStore, key, svc string, from, to time.Time) ([]keyTrace, error) {
 	type seen struct {
 		keyTrace
-		named, failed, errored bool
+		errored bool
 	}
 	byID := map[schema.TraceID]*seen{}
 	var order []*seen
@@ -138,7 +159,8 @@ func keyTraces(ctx context.Context, st WindowStore, key string, from, to time.Ti
 		}
 		named := namesKey(r.Body, key) || r.Type == schema.TypeSpan && namesKey(r.Name, key)
 		isErr := r.IsError()
-		if !named && !isErr && !tellsFailure(r.Body) {
+		own := svc != "" && sameService(r.Service, svc)
+		if !named && !own && !isErr && !tellsFailure(r.Body) {
 			continue
 		}
 		t := byID[r.TraceID]
@@ -148,24 +170,25 @@ func keyTraces(ctx context.Context, st WindowStore, key string, from, to time.Ti
 			order = append(order, t)
 		}
 		var k schema.Kind
-		if named || isErr {
+		if named || isErr || own {
 			k = refusalKind(&r)
 		}
-		if named {
-			t.named = true
-			if isFastFailure(k) {
-				t.refused = true
-				continue
-			}
+		if (named || own) && isFastFailure(k) {
+			t.named = t.named || named
+			t.refused = true
+			continue
 		}
+		t.named = t.named || named
+		t.served = t.served || own && !isErr
 		// The first error; before any, the first line telling a failure.
 		if isErr && !t.errored || !t.failed && (isErr || tellsFailure(r.Body)) {
 			t.at, t.body, t.kind, t.failed, t.errored = r.Time, r.Body, k, true, isErr
+			t.ownFailure = own
 		}
 	}
 	var out []keyTrace
 	for _, t := range order {
-		if t.named && (t.failed || t.refused) {
+		if (t.named || t.served) && (t.failed || t.refused) {
 			out = append(out, t.keyTrace)
 		}
 	}

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,6 +50,30 @@ func storeKeyedBreaker() *windowStore {
 		logAt("", "queue", open, schema.SeverityError, refusal),
 		logAt("", "driver", open+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
 	return st
+}
+
+// TestAnalyzeKeyedBreakerIgnoresUsualTransient: as
+// TestAnalyzeKeyedBreakerFollowsItsKeysFailures, and relay, a holder of
+// the same namespace, logs at error a claim that raced another holder and
+// is retried, as often as all hour: the latest failures naming the key
+// are those, and they are noise (trip_filter_usual_suspect), not what
+// tripped the breaker.
+func TestAnalyzeKeyedBreakerIgnoresUsualTransient(t *testing.T) {
+	const open = 400_000
+	st := storeKeyedBreaker()
+	for k := range 70 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k),
+			logAt("", "relay", open-3_600_000+k*55_000, schema.SeverityError,
+				fmt.Sprintf("claim of job %d in builds raced with another holder, retrying with the next job", 100+k)))...)
+	}
+	wantSuspect(t, st, "registry")
+	off, err := Analyze(context.Background(), st, openTrace, Options{Off: map[string]bool{ruleTripUsualSuspect: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Suspect != nil && off.Suspect.Service == "registry" {
+		t.Errorf("without %s the suspect is still registry: the test does not need the rule: %s", ruleTripUsualSuspect, off.Suspect.Reason)
+	}
 }
 
 func TestBreakerKey(t *testing.T) {

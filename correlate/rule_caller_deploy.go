@@ -25,12 +25,15 @@ const (
 // ruleCallerDeploy blames a caller's new version for the requests its
 // callee rejects.
 //
-// Condition: the suspect failed on its own with a deterministic error (a
-// request it rejected: 400, invalid argument, a validation failure) in an
+// Condition: the suspect failed on its own with a rejection (rejection: a
+// request it refused as invalid, 400, a validation failure; as not
+// allowed, 401, 403; or of nothing it has, 404) in an
 // operation called by another service of the trace (the parent of its
 // span, or, when it left none, the service whose failed call names it,
 // or, when nothing tells, the one other service of the trace deployed
-// since deployLookback);
+// since deployLookback; or, when that caller ran the same version all
+// along, the one other service of the trace deployed since: the caller
+// passed on its answer, a label or a price the callee then refused);
 // that caller runs a
 // version (service.version) in this trace that its records of
 // deployLookback earlier do not (it was deployed since: the moment is
@@ -45,12 +48,13 @@ const (
 //
 // Constants: deployLookback, deploySettle, deployRecentMin, tripQuantum; troubleMin and
 // riseFactor of lineRise.
-// Test: TestRules/caller_deploy (TestBlameCallerDeploy).
+// Test: TestRules/caller_deploy (TestBlameCallerDeploy; an answer passed
+// on: TestBlameAnsweringDeploy).
 const ruleCallerDeploy = "caller_deploy"
 
 func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	res := a.res
-	if res.Suspect == nil || res.ownSig == "" || res.Suspect.Kind != schema.KindDeterministic || int(res.ownRec) >= len(a.recs) {
+	if res.Suspect == nil || res.ownSig == "" || !rejection(res.Suspect.Kind) || int(res.ownRec) >= len(a.recs) {
 		return
 	}
 	own := res.Suspect.Service
@@ -68,16 +72,23 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 		// the one other service of the trace deployed since is.
 		caller = onlyDeployed(ctx, st, a.memo, a.recs, own, at)
 	}
-	if caller == "" || caller == own {
-		return
+	if caller == own {
+		caller = ""
 	}
-	version := versionIn(a.recs, caller)
-	if version == "" {
-		return
-	}
-	since, before, err := versionSince(ctx, st, a.memo, caller, version, at)
-	if err != nil || since.IsZero() {
-		return // no earlier version in the lookback: not a deploy
+	version, since, before := deployedSince(ctx, st, a.memo, a.recs, caller, at)
+	if since.IsZero() {
+		// The caller runs what it ran before: it may only pass on what a
+		// service it called earlier in the request answered (a label, a
+		// price): the one other service of the trace deployed since (by
+		// the trace's clocks it may seem to answer after the failure).
+		caller = onlyDeployed(ctx, st, a.memo, a.recs, own, at)
+		if caller == "" {
+			return
+		}
+		version, since, before = deployedSince(ctx, st, a.memo, a.recs, caller, at)
+		if since.IsZero() {
+			return
+		}
 	}
 	if v := versionIn(a.recs, own); v != "" {
 		if _, ownBefore, err := versionSince(ctx, st, a.memo, own, v, at); err != nil || ownBefore != "" {
@@ -101,6 +112,31 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 		"%d such errors since, %.1f a minute before; a new version that sends what its callee refuses fails nothing of its own",
 		own, caller, version, since.UTC().Format("15:04:05"), before, rise.recent, rise.perMinute(false)) + ruleTag(ruleCallerDeploy)
 	res.Suspect.Service, res.Suspect.Kind = caller, schema.KindBadDeploy
+}
+
+// rejection reports whether a kind is a callee's refusal of what a request
+// asked: invalid (400, 422), not allowed (401, 403), of nothing it has
+// (404): what a new version can start sending.
+func rejection(k schema.Kind) bool {
+	return k == schema.KindDeterministic || k == schema.KindAuth || k == schema.KindNotFound
+}
+
+// deployedSince is the version svc runs in recs, when it first appeared
+// in deployLookback before at and the version it replaced; a zero time
+// when svc is "", names no version or ran it all along.
+func deployedSince(ctx context.Context, st WindowStore, m *storeMemo, recs []schema.Record, svc string, at time.Time) (string, time.Time, string) {
+	if svc == "" {
+		return "", time.Time{}, ""
+	}
+	version := versionIn(recs, svc)
+	if version == "" {
+		return "", time.Time{}, ""
+	}
+	since, before, err := versionSince(ctx, st, m, svc, version, at)
+	if err != nil {
+		return "", time.Time{}, ""
+	}
+	return version, since, before
 }
 
 // callerOfRecord is the service that called the operation record i of

@@ -129,3 +129,84 @@ func TestBlameCallerDeploy(t *testing.T) {
 		}
 	}
 }
+
+// TestBlameAnsweringDeploy: orders ran v2 all hour; labeler, which orders
+// calls before auth in the same request, was deployed ten minutes ago
+// (l2, l1 before), and since then auth rejects orders' calls with the
+// label labeler now answers. orders only passes the answer on: the new
+// version that answered it is to blame, as a caller's would be. With
+// labeler on one version all hour, auth stays the suspect.
+func TestBlameAnsweringDeploy(t *testing.T) {
+	const deployAt = 3_600_000 - 600_000
+	for _, c := range []struct {
+		deployAt int
+		want     string
+		wantKind schema.Kind
+	}{
+		{deployAt, "labeler", schema.KindBadDeploy},
+		{0, "auth", schema.KindDeterministic},
+	} {
+		res, err := Analyze(context.Background(), answeringDeployStore(c.deployAt), tid, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Suspect == nil || res.Suspect.Service != c.want || res.Suspect.Kind != c.wantKind {
+			t.Errorf("labeler deployed at %d: suspect %+v, want %s (%s)", c.deployAt, res.Suspect, c.want, c.wantKind)
+			continue
+		}
+		if c.want == "labeler" && !strings.Contains(res.Suspect.Reason, "runs l2") {
+			t.Errorf("the reason does not name the version: %q", res.Suspect.Reason)
+		}
+	}
+}
+
+// answeringDeployStore is the store of TestBlameAnsweringDeploy.
+func answeringDeployStore(deployAt int) *windowStore {
+	const failAt = 3_600_000
+	rejected := `invalid request to /auth.v1.Auth/Lookup: unknown label "refund_now"`
+	versioned := func(r schema.Record, v string) schema.Record {
+		if r.Attrs == nil {
+			r.Attrs = map[string]string{}
+		}
+		r.Attrs[schema.AttrServiceVersion] = v
+		return r
+	}
+	labelerAt := func(ms int) string {
+		if deployAt > 0 && ms >= deployAt {
+			return "l2"
+		}
+		return "l1"
+	}
+	gw := span("a1", "", "gateway", "gw-0", failAt-30, 60)
+	orders := versioned(span("b1", "a1", "orders", "orders-7", failAt-28, 50), "v2")
+	orders.Status = schema.StatusError
+	label := versioned(span("c0", "b1", "labeler", "labeler-1", failAt-26, 10), labelerAt(failAt))
+	call := versioned(span("b2", "b1", "orders", "orders-7", failAt-10, 8), "v2")
+	call.Status = schema.StatusError
+	call.Attrs[schema.AttrPeerService] = "auth"
+	srv := versioned(span("c1", "b2", "auth", "auth-0", failAt-8, 5), "a7")
+	srv.Status = schema.StatusError
+	st := &windowStore{}
+	st.recs = append(st.recs, inTrace(string(tid), gw, orders, label, call, srv,
+		versioned(logAt("c1", "auth", failAt-5, schema.SeverityError, rejected), "a7"))...)
+	for ms := failAt - 3_500_000; ms < failAt-60_000; ms += 30_000 {
+		id := schema.TraceID(fmt.Sprintf("%032x", 1000+ms/30_000))
+		for _, r := range []schema.Record{
+			versioned(logAt("", "orders", ms, schema.SeverityInfo, "order placed"), "v2"),
+			versioned(logAt("", "labeler", ms+2, schema.SeverityInfo, "labelled"), labelerAt(ms)),
+			versioned(logAt("", "auth", ms+5, schema.SeverityInfo, "lookup ok"), "a7"),
+		} {
+			r.TraceID = id
+			st.recs = append(st.recs, r)
+		}
+	}
+	// The rejections, from the first request labeler's new version
+	// answered (the hourly records are 30 s apart).
+	since := max(deployAt, failAt-1_700_000) + 30_000
+	for i := range 20 {
+		r := versioned(logAt("", "auth", since+10_000+i*(failAt-since-20_000)/20, schema.SeverityError, rejected), "a7")
+		r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 5000+i))
+		st.recs = append(st.recs, r)
+	}
+	return st
+}

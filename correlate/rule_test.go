@@ -30,6 +30,7 @@ func TestRules(t *testing.T) {
 
 		{ruleLookbackDependency, storeAnalyzeBlindBreakerNamedByItsOwnLines, openTrace, "identity-provider", false},
 		{ruleLookbackKey, storeKeyedBreaker, openTrace, "registry", true},
+		{ruleLookbackReported, storeKeyedBreakerReported, openTrace, "registry", true},
 		{ruleLookbackCallers, storeAnalyzeBreakerStartsAtTheFailedCalls, openTrace, "promotion", true},
 		{ruleLookbackCalls, storeCallsOnly, openTrace, "ledger", true},
 		{ruleBreakerWeigh, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
@@ -79,7 +80,7 @@ func TestRules(t *testing.T) {
 			if c.tagged && !slices.Contains(reasonRules(res.Suspect.Reason), c.rule) {
 				t.Errorf("the reason does not name %s: %q", c.rule, res.Suspect.Reason)
 			}
-			off, err := Analyze(context.Background(), c.st(), c.id, Options{off: map[string]bool{c.rule: true}})
+			off, err := Analyze(context.Background(), c.st(), c.id, Options{Off: map[string]bool{c.rule: true}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,6 +58,7 @@ func breakerRules() []breakerRule {
 	return []breakerRule{
 		{ruleLookbackDependency, lookbackDependency},
 		{ruleLookbackKey, lookbackKey},
+		{ruleLookbackReported, lookbackReported},
 		{ruleLookbackCallers, lookbackCallers},
 		{ruleLookbackCalls, lookbackCalls},
 		{ruleBreakerWeigh, weighHits},
@@ -197,6 +198,31 @@ func ruleTag(names ...string) string {
 	return " [" + strings.Join(names, " ") + "]"
 }
 
-// ruleOff reports whether the rule name is left out of the analysis: only
-// tests that prove each rule is needed set Options.off.
-func (o Options) ruleOff(name string) bool { return o.off[name] }
+// ruleOff reports whether the rule name is left out of the analysis.
+func (o Options) ruleOff(name string) bool { return o.Off[name] }
+
+// Rules are the names of the rules Options.Off can leave out: those of the
+// per-trace steps, then those that read the store, registry by registry,
+// in the order they apply.
+func Rules() []string {
+	out := traceRuleNames()
+	for _, r := range storeRules() {
+		out = append(out, r.name)
+	}
+	for _, r := range breakerRules() {
+		out = append(out, r.name)
+	}
+	for _, f := range hitFilters() {
+		out = append(out, f.name)
+	}
+	for _, f := range tripFilters() {
+		out = append(out, f.name)
+	}
+	for _, r := range voteRules() {
+		out = append(out, r.name)
+	}
+	for _, r := range hopRules() {
+		out = append(out, r.name)
+	}
+	return out
+}

@@ -109,7 +109,7 @@ func checkRuleScenario(t *testing.T, recs []schema.Record, res *Result, rule, wa
 	if !said {
 		t.Errorf("neither the warnings nor the suspect's reason name %s: %q, %+v", rule, res.Warnings, res.Suspect)
 	}
-	off := AnalyzeRecords(recs, Options{off: map[string]bool{rule: true}})
+	off := AnalyzeRecords(recs, Options{Off: map[string]bool{rule: true}})
 	t.Logf("without %s:\n%s", rule, summarize(off))
 	if summarize(off) == want {
 		t.Errorf("without %s the summary is still the one wanted: the scenario does not need the rule", rule)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -59,7 +60,8 @@ type Options struct {
 	// before it samples them (sample.go); 0 means DefaultSampleAbove, a
 	// negative number never.
 	SampleAbove int
-	// Off names rules (Rules) switched off: tests show with it that a
+	// Off names rules switched off, of this package (Rules) or of the
+	// per-trace analysis (correlate.Rules): tests show with it that a
 	// rule's scenario depends on the rule, and `analyze eval --ablate`
 	// what each rule is worth.
 	Off map[string]bool
@@ -79,6 +81,14 @@ func (o Options) withDefaults() Options {
 		o.SampleAbove = DefaultSampleAbove
 	}
 	o.Correlate.SkipTimeline = true
+	if len(o.Off) > 0 {
+		off := maps.Clone(o.Correlate.Off)
+		if off == nil {
+			off = map[string]bool{}
+		}
+		maps.Copy(off, o.Off)
+		o.Correlate.Off = off
+	}
 	return o
 }
 

@@ -677,10 +677,12 @@ func scoreBehaviour(in *inputs, s *scored) {
 		verb, describeEvent(top.event), 100*top.pw, top.units, execs, 100*top.pb, base, plural(len(shifts), "such change"))
 	v := wBehaviour * top.strength * min(1, top.strength*float64(top.units)/fullSupport)
 	n := top.changed()
-	if in.traces.passedThrough(s.service) > 0 {
+	if sv := in.traces.services[s.service]; in.traces.passedThrough(s.service) > 0 || sv != nil && sv.cascade > sv.suspectRaw {
 		// Failing traces whose votes passed through it to a deeper
-		// cause (a breaker it opened, a refusal) are that cause's: its
-		// change in them is their failure.
+		// cause (a breaker it opened, a refusal), or in most of which it
+		// failed after another service (its dead letters after a
+		// callee's timeouts), are that cause's: its change in them is
+		// their failure, explained once, there.
 		n = top.changedOK()
 	}
 	if top.older {

@@ -174,7 +174,10 @@
 //     service among the symptoms (by its raw share of failing traces).
 //     Where failures lead (pointer chains) still weighs each trace at
 //     least chainFloor: usual noise explains nothing, but its errors show
-//     which way its failures point.
+//     which way its failures point. The counts are of the signature's
+//     failing lines (errors and warnings) when the window's are: an access
+//     line's template is the same for a success and for a 503, and the
+//     503s are new when the baseline only ever succeeded.
 //   - Timing. A set of samples (an edge's waits, an operation's own work) is
 //     tested twice: the share beyond 1.1 times the baseline's p95 (its tail)
 //     and beyond twice its median (a median that moved under a long tail).
@@ -289,9 +292,11 @@
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
 //	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
-//	              whose execution changed; only those without an              full at z 6                         behaviour.txtar
+//	              whose execution changed; only those without an              full at z 6                         behaviour*.txtar
 //	              error when failing traces passed through it to a
-//	              deeper cause: its change there is their failure)
+//	              deeper cause, or when it failed after another
+//	              service in most of those it failed in: its change
+//	              there is their failure, counted once, there)
 //	deploy        a version absent from the baseline: service.version, 1.0    restartLoop 6 startup lines         deploy*.txtar,
 //	              a pod template hash, or a startup line's version            (version.go)                        version_test.go
 //	deploy_effect a callee fails only in its new version's calls,     E moved ≥ 80% of known callers, 5 traces,   deploy_effect*.txtar
@@ -321,6 +326,9 @@
 //	end_state     its own new errors tell of a later mechanism (or of —       endStates: oom, poison > pool, gc   end_state*.txtar
 //	              one, when its most telling line names none)
 //	crashed       its own new error says its process exits: down       —       exitWords                           crashed.txtar
+//	slow_transient its callers' votes say transient, but call timing   —       none (call_timing's test)           slow_transient.txtar
+//	              found the calls into it slowed: it hung, then
+//	              dropped them: dependency-timeout
 //	memory_weight its own new lines tell of GC pauses and of kills     —       oomPauses (10): a kill weighs 10    memory_weight*.txtar
 //	              (out-of-memory lines, or restarts on a version it            GC-pause lines
 //	              ran before): the kind that weighs more
@@ -341,11 +349,11 @@
 // and punctuation, and a name nothing knows that is another's but for a
 // generic suffix (a host's label "geo-vendor", the callers' "geo-vendor-api").
 //
-// Every rule but behaviour has scenario files under testdata/ named after
-// it (TestRuleScenarios: a baseline and a window of call trees in, the
+// Every rule has scenario files under testdata/ named after it
+// (TestRuleScenarios: a baseline and a window of call trees in, the
 // expected candidates and evidence out, and the same scenario must come
-// out otherwise with the rule switched off); behaviour is tested through
-// the hand-built incidents of rootcause_test.go, as the others also are.
+// out otherwise with the rule switched off); the hand-built incidents of
+// rootcause_test.go test them too.
 //
 // # A deploy that raises no error of its own
 //

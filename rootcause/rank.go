@@ -365,6 +365,9 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
 			kind = pointedKind(kind)
 		}
+		if k, because := slowTransient(kind, s); k != kind && !in.off[ruleSlowTransient] {
+			kind, why = k, because
+		}
 	}
 	if kind == "" && s.timingKind != "" {
 		kind = s.timingKind

@@ -451,6 +451,26 @@ func TestExposure(t *testing.T) {
 	}
 }
 
+// TestNoveltyOfFailingLines checks that a template a service logs as
+// routine success is new as a failure when the baseline never logged it
+// failing, and usual when the baseline failed as often.
+func TestNoveltyOfFailingLines(t *testing.T) {
+	t0 := time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	period := func(from time.Time, count, errs int) *period {
+		p := newPeriod(from, from.Add(10*time.Minute))
+		p.records = count
+		p.service("queue").templates["POST /jobs/claim <*> <*>"] = &templateStat{count: count, errors: errs, signature: "claim"}
+		return p
+	}
+	b := period(t0, 5000, 0)
+	if n := novelty(period(t0.Add(10*time.Minute), 5000, 300), b, "queue", "claim"); n < 0.99 {
+		t.Errorf("300 failing claims against none failing among 5000 routine ones: novelty %.2f, want 1", n)
+	}
+	if n := novelty(period(t0.Add(10*time.Minute), 5000, 300), period(t0, 5000, 300), "queue", "claim"); n > 0 {
+		t.Errorf("300 failing claims against 300 in the baseline: novelty %.2f, want 0", n)
+	}
+}
+
 // TestShiftDecades checks the timing test on small and large samples.
 func TestShiftDecades(t *testing.T) {
 	three := shift{n: 3, tail: tally{slow: 3, expect: 3 * exceedance(0, 3)}}

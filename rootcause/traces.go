@@ -901,15 +901,26 @@ func knownNames(w, b *period) []string {
 // 0 for one the baseline had at the same rate or more: the share of the
 // window's count that the baseline's rate does not explain. A failing
 // trace whose first error is the service's usual noise is no news.
+//
+// The counts are of the signature's failing lines (errors and warnings)
+// when the window's are: a template that is also the service's routine
+// line ("POST /jobs/claim 201 5ms", "POST /jobs/claim 503 6ms") is new as
+// a failure when the baseline logged it only as a success.
 func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if b.records == 0 || sig == "" {
 		return 1
 	}
-	obs := 1.0
+	obs, failing := 1.0, false
 	if ws := w.bySignature(svc, sig); ws != nil {
 		obs = float64(ws.count)
+		if n := ws.errors + ws.warns; n > 0 {
+			obs, failing = float64(n), true
+		}
 	}
 	bs := b.bySignature(svc, sig)
+	if bs != nil && failing && bs.errors+bs.warns == 0 {
+		bs = nil // never a failure there
+	}
 	if bs == nil {
 		// Absent from the baseline: new as surely as the baseline was long
 		// enough to show it at the window's rate (exposure).
@@ -921,7 +932,11 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	// knows only roughly (three lines in one minute may be a rate of one
 	// or of eight). The difference of the two counts, the baseline's
 	// scaled to the window, varies by exp·(1 + window/baseline).
-	exp := float64(bs.count) / b.minutes() * w.minutes()
+	n := bs.count
+	if failing {
+		n = bs.errors + bs.warns
+	}
+	exp := float64(n) / b.minutes() * w.minutes()
 	sd := math.Sqrt(exp * (1 + w.minutes()/b.minutes()))
 	return max(0, min(1, (obs-exp-2*sd)/obs))
 }

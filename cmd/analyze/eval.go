@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/evaluate"
 	"github.com/faultline/faultline/rootcause"
 )
@@ -20,6 +21,7 @@ type evalFlags struct {
 	top       int
 	baselines bool
 	ablate    bool
+	rules     string
 	sample    int
 }
 
@@ -39,6 +41,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"also rank each case with the plain baseline methods ("+strings.Join(evaluate.BaselineMethods(), ", ")+") and score them beside the analysis")
 	fs.BoolVar(&f.ablate, "ablate", false,
 		"score the analysis with every rule on, then with each rule off in turn, and print what each rule is worth")
+	fs.StringVar(&f.rules, "rules", "",
+		"with --ablate, switch off only these rules (comma-separated), to split a long ablation")
 	fs.IntVar(&f.sample, "sample-above", 0,
 		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
 	dirs, err := parseFlags(fs, args)
@@ -47,6 +51,9 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	}
 	if err == nil && f.baselines && f.ablate {
 		err = badUsage("give --baselines or --ablate, not both")
+	}
+	if err == nil && f.rules != "" && !f.ablate {
+		err = badUsage("--rules goes with --ablate")
 	}
 	if err != nil {
 		return fail(e, "eval", err)
@@ -168,7 +175,10 @@ func writeScoreLine(b *strings.Builder, name string, s *evaluate.Summary) {
 // runAblation scores every case with every rule on and with each rule off
 // in turn, one case (and one store) at a time, and prints the table.
 func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt evaluate.Options) error {
-	rules := rootcause.Rules()
+	rules, err := ablationRules(f.rules)
+	if err != nil {
+		return err
+	}
 	var cases []evaluate.CaseAblation
 	names := make([]string, len(sets))
 	for i, set := range sets {
@@ -189,6 +199,26 @@ func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt e
 		return writeJSON(e.Stdout, ab)
 	}
 	return writeAblation(e.Stdout, ab)
+}
+
+// ablationRules are the rules an ablation switches off in turn: every rule
+// of the incident ranking and of the per-trace analysis, or those of list.
+func ablationRules(list string) ([]string, error) {
+	all := slices.Concat(rootcause.Rules(), correlate.Rules())
+	if list == "" {
+		return all, nil
+	}
+	var out []string
+	for _, r := range strings.Split(list, ",") {
+		r = strings.TrimSpace(r)
+		if !slices.Contains(all, r) {
+			return nil, badUsage("--rules: no rule is named %q (the rules: %s)", r, strings.Join(all, ", "))
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // ablateCase loads one case, scores its variants and drops its store.

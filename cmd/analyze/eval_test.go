@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/evaluate"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/sim"
@@ -72,10 +74,11 @@ func TestEvalAblate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2+len(rootcause.Rules()) || !strings.Contains(lines[1], "all ") {
-		t.Errorf("want a header, the all-rules row and one row per rule; got:\n%s", out)
+	all := slices.Concat(rootcause.Rules(), correlate.Rules())
+	if len(lines) != 2+len(all) || !strings.Contains(lines[1], "all ") {
+		t.Errorf("want a header, the all-rules row and one row per rule, of the ranking and of the per-trace analysis; got:\n%s", out)
 	}
-	for _, r := range rootcause.Rules() {
+	for _, r := range all {
 		if !strings.Contains(out, "\n"+r+" ") {
 			t.Errorf("no row for the rule %s:\n%s", r, out)
 		}
@@ -86,7 +89,7 @@ func TestEvalAblate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil {
 		t.Fatalf("--json: exit %d, %v, stderr %q", code, err, errs)
 	}
-	if doc.Cases != 1 || len(doc.Sets) != 1 || len(doc.Rules) != len(rootcause.Rules()) || len(doc.All.SetAC1) != 1 {
+	if doc.Cases != 1 || len(doc.Sets) != 1 || len(doc.Rules) != len(all) || len(doc.All.SetAC1) != 1 {
 		t.Errorf("--json: %+v", doc)
 	}
 	changed := 0
@@ -105,10 +108,32 @@ func TestEvalAblate(t *testing.T) {
 	}
 }
 
+// --rules splits an ablation: only the rules it names are switched off.
+func TestEvalAblateSomeRules(t *testing.T) {
+	set := simSet(t, "network-delay")
+	code, out, errs := runCmd(t, "eval", "--ablate", "--json", "--rules", "call_timing, callee_named", set)
+	var doc evaluate.Ablation
+	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errs)
+	}
+	var got []string
+	for _, r := range doc.Rules {
+		got = append(got, r.Rule)
+	}
+	if !slices.Equal(got, []string{"call_timing", "callee_named"}) {
+		t.Errorf("rules switched off: %q, want call_timing and callee_named", got)
+	}
+	code, _, errs = runCmd(t, "eval", "--ablate", "--rules", "no_such_rule", set)
+	if code != exitUsage || !strings.Contains(errs, `"no_such_rule"`) || !strings.Contains(errs, "callee_named") {
+		t.Errorf("an unknown rule: exit %d, stderr %q; want a usage error naming it and the rules", code, errs)
+	}
+}
+
 func TestEvalUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval"},
 		{"eval", "--baselines", "--ablate", t.TempDir()},
+		{"eval", "--rules", "call_timing", t.TempDir()},
 		{"eval", t.TempDir()},
 	} {
 		code, out, errs := runCmd(t, args...)

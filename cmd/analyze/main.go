@@ -48,7 +48,7 @@ func commands() []command {
 			Help: "print a runbook as Markdown", Run: runRunbook},
 		{Name: "patterns", Args: "[--json] FILE...",
 			Help: "group raw log lines into error signatures", Run: runPatterns},
-		{Name: "eval", Args: "[--json] [--baselines] [--ablate] DIR...",
+		{Name: "eval", Args: "[--json] [--baselines] [--ablate [--rules LIST]] DIR...",
 			Help: "score the analysis against labelled case folders", Run: runEval},
 		{Name: "enrich", Args: "[--store URL] [--json] --alert FILE",
 			Help: "print the Slack message an alert would get", Run: runEnrich},

@@ -1,0 +1,46 @@
+package correlate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// TestAnalyzeKeyedBreakerFollowsReportedFailures: queue keeps a breaker
+// per namespace, open for builds after three failed jobs. The holders'
+// traces of those jobs do not name the namespace: each called registry,
+// which timed out, and reported the job failed to queue ("POST
+// /jobs/7/fail -> 201"). queue's own noise (a webhook it could not
+// deliver) is in other traces. The failures reported to queue are what
+// tripped it: registry.
+func TestAnalyzeKeyedBreakerFollowsReportedFailures(t *testing.T) {
+	wantSuspect(t, storeKeyedBreakerReported(), "registry")
+}
+
+// storeKeyedBreakerReported is the store of
+// TestAnalyzeKeyedBreakerFollowsReportedFailures.
+func storeKeyedBreakerReported() *windowStore {
+	const open = 400_000
+	refusal := "namespace builds is paused after repeated failures: 3 jobs failed since 10:04:10, limit 3"
+	st := &windowStore{}
+	for k, ms := range []int{open - 200_000, open - 190_000, open - 180_000} {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
+			logAt("", "queue", ms-3_000, schema.SeverityInfo, "POST /jobs/claim -> 201 (12 ms)"),
+			logAt("", "holder", ms, schema.SeverityError, "request to registry failed: timeout of 2000ms exceeded"),
+			logAt("", "queue", ms+10, schema.SeverityInfo, fmt.Sprintf("POST /jobs/%d/fail -> 201 (9 ms)", 7+k)))...)
+	}
+	for k := range 6 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd20+k),
+			logAt("", "queue", open-100_000+10_000*k, schema.SeverityError, "webhook delivery failed: 410 Gone"))...)
+	}
+	for k := range 2 {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd30+k),
+			logAt("", "queue", open-30_000+10_000*k, schema.SeverityError, refusal),
+			logAt("", "driver", open-29_990+10_000*k, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "queue", open, schema.SeverityError, refusal),
+		logAt("", "driver", open+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	return st
+}
