@@ -1,6 +1,9 @@
 package rootcause
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ruleAboutOther: a warning or error line that names another service of the
 // window as a word ("fallback cache miss for classifier, serving default
@@ -11,12 +14,13 @@ import "strings"
 // change; the dependency did, and the lines that name it are its evidence,
 // which the per-trace walk and the pointers already weigh.
 //
-// Condition: the template's first line names, as a whole word, a service
-// of the window other than its writer (one that wrote records, or that a
-// call's peer.service, remote.service or peer attribute names), of at
-// least minAboutName letters.
+// Condition: the template's first line names, as a whole word or by its
+// client class ("PricingApiClient": clientClasses), a service of the
+// window other than its writer (one that wrote records, or that a call's
+// peer.service, remote.service or peer attribute names), of at least
+// minAboutName letters.
 // Constants: minAboutName.
-// Test: TestAboutOther; scenario testdata/about_other.txtar.
+// Test: TestAboutOther; scenarios testdata/about_other*.txtar.
 const ruleAboutOther = "about_other"
 
 // minAboutName is the shortest service name a line is taken to name: a
@@ -33,14 +37,46 @@ func (p *period) aboutOther(svc string, ts *templateStat) bool {
 	if ts.about == 0 {
 		ts.about = 1
 		text := strings.ToLower(ts.sample)
+		classes := clientClasses(ts.sample)
 		for name := range p.seenNames {
-			if name != svc && len(name) >= minAboutName && namesWord(text, strings.ToLower(name)) {
+			if name == svc || len(name) < minAboutName {
+				continue
+			}
+			if n := strings.ToLower(name); namesWord(text, n) || slices.Contains(classes, n) {
 				ts.about = 2
 				break
 			}
 		}
 	}
 	return ts.about == 2
+}
+
+// clientClasses are the services a text's client class names name, as
+// kebab-case: "PricingApiClient" is pricing-api's client, "LlmGatewayClient"
+// llm-gateway's.
+func clientClasses(text string) []string {
+	var out []string
+	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		base, ok := strings.CutSuffix(tok, "Client")
+		if !ok || base == "" || base[0] < 'A' || base[0] > 'Z' {
+			continue
+		}
+		var b strings.Builder
+		for i := 0; i < len(base); i++ {
+			c := base[i]
+			if c >= 'A' && c <= 'Z' {
+				if i > 0 {
+					b.WriteByte('-')
+				}
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 // namesWord reports whether name occurs in text as a whole word: not inside

@@ -485,3 +485,11 @@ func TestShiftDecades(t *testing.T) {
 		t.Errorf("exceedance of the largest of 19: %.3f, want 0.05", e)
 	}
 }
+
+// TestClientClasses checks the names client classes give their services.
+func TestClientClasses(t *testing.T) {
+	got := clientClasses("No cached response for LlmGatewayClient, returning default; WorkloadsD1Client failed; Client closed; httpClient")
+	if want := []string{"llm-gateway", "workloads-d1"}; !slices.Equal(got, want) {
+		t.Errorf("clientClasses = %q, want %q", got, want)
+	}
+}
