@@ -40,15 +40,21 @@ func storeKeyedBreaker() *windowStore {
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc20+k),
 			logAt("", "queue", open-100_000+10_000*k, schema.SeverityError, "webhook delivery failed: 410 Gone"))...)
 	}
-	// Earlier refusals of the same breaker.
-	for k := range 2 {
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc30+k),
-			logAt("", "queue", open-30_000+10_000*k, schema.SeverityError, refusal),
-			logAt("", "driver", open-29_990+10_000*k, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	return queueRefuses(st, open, refusal)
+}
+
+// queueRefuses adds to st queue's refusals with its breaker's refusal, two
+// earlier ones and openTrace's at open, each quoted by its caller, driver.
+func queueRefuses(st *windowStore, open int, refusal string) *windowStore {
+	for k := range 3 {
+		id, at := fmt.Sprintf("%032x", 0xc30+k), open-30_000+10_000*k
+		if k == 2 {
+			id, at = string(openTrace), open
+		}
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "queue", at, schema.SeverityError, refusal),
+			logAt("", "driver", at+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
 	}
-	st.recs = append(st.recs, inTrace(string(openTrace),
-		logAt("", "queue", open, schema.SeverityError, refusal),
-		logAt("", "driver", open+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
 	return st
 }
 

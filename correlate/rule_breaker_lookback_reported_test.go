@@ -34,13 +34,5 @@ func storeKeyedBreakerReported() *windowStore {
 		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd20+k),
 			logAt("", "queue", open-100_000+10_000*k, schema.SeverityError, "webhook delivery failed: 410 Gone"))...)
 	}
-	for k := range 2 {
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd30+k),
-			logAt("", "queue", open-30_000+10_000*k, schema.SeverityError, refusal),
-			logAt("", "driver", open-29_990+10_000*k, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
-	}
-	st.recs = append(st.recs, inTrace(string(openTrace),
-		logAt("", "queue", open, schema.SeverityError, refusal),
-		logAt("", "driver", open+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
-	return st
+	return queueRefuses(st, open, refusal)
 }

@@ -89,7 +89,7 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range ruleNames() {
+	for _, n := range storeRuleNames() {
 		if !slices.Contains(covered, n) {
 			t.Errorf("rule %s has no scenario in TestRules", n)
 		}
@@ -102,30 +102,6 @@ func reasonRules(reason string) []string {
 	tag := regexp.MustCompile(` \[([a-z_]+(?: [a-z_]+)*)\]`)
 	for _, m := range tag.FindAllStringSubmatch(reason, -1) {
 		out = append(out, strings.Fields(m[1])...)
-	}
-	return out
-}
-
-// ruleNames lists the names of every rule of the registries in rules.go.
-func ruleNames() []string {
-	var out []string
-	for _, r := range storeRules() {
-		out = append(out, r.name)
-	}
-	for _, r := range breakerRules() {
-		out = append(out, r.name)
-	}
-	for _, r := range hitFilters() {
-		out = append(out, r.name)
-	}
-	for _, r := range tripFilters() {
-		out = append(out, r.name)
-	}
-	for _, r := range voteRules() {
-		out = append(out, r.name)
-	}
-	for _, r := range hopRules() {
-		out = append(out, r.name)
 	}
 	return out
 }

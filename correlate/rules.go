@@ -185,11 +185,8 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 // where the suspect walk meets a timeout (waitedOn) or a bare status
 // (failedCallBelow).
 func traceRuleNames() []string {
-	out := []string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleSpanlessParent}
-	for _, r := range slices.Concat(skewRules(), classifyRules()) {
-		out = append(out, r.name)
-	}
-	return out
+	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleSpanlessParent},
+		namesOf(slices.Concat(skewRules(), classifyRules()), func(r traceRule) string { return r.name }))
 }
 
 // ruleTag is the suffix of a reason clause written by the named rules:
@@ -202,27 +199,27 @@ func ruleTag(names ...string) string {
 func (o Options) ruleOff(name string) bool { return o.Off[name] }
 
 // Rules are the names of the rules Options.Off can leave out: those of the
-// per-trace steps, then those that read the store, registry by registry,
-// in the order they apply.
-func Rules() []string {
-	out := traceRuleNames()
-	for _, r := range storeRules() {
-		out = append(out, r.name)
-	}
-	for _, r := range breakerRules() {
-		out = append(out, r.name)
-	}
-	for _, f := range hitFilters() {
-		out = append(out, f.name)
-	}
-	for _, f := range tripFilters() {
-		out = append(out, f.name)
-	}
-	for _, r := range voteRules() {
-		out = append(out, r.name)
-	}
-	for _, r := range hopRules() {
-		out = append(out, r.name)
+// per-trace steps, then those that read the store, in the order they
+// apply.
+func Rules() []string { return slices.Concat(traceRuleNames(), storeRuleNames()) }
+
+// storeRuleNames lists the rules of the registries that read the store,
+// registry by registry.
+func storeRuleNames() []string {
+	return slices.Concat(
+		namesOf(storeRules(), func(r storeRule) string { return r.name }),
+		namesOf(breakerRules(), func(r breakerRule) string { return r.name }),
+		namesOf(hitFilters(), func(f hitFilter) string { return f.name }),
+		namesOf(tripFilters(), func(f tripFilter) string { return f.name }),
+		namesOf(voteRules(), func(r voteRule) string { return r.name }),
+		namesOf(hopRules(), func(r hopRule) string { return r.name }))
+}
+
+// namesOf is the name of each rule of a registry.
+func namesOf[R any](rules []R, name func(R) string) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = name(r)
 	}
 	return out
 }

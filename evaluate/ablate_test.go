@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
@@ -24,15 +23,8 @@ func TestAblateGroupsAgreeWithEachRuleAlone(t *testing.T) {
 	if !ok {
 		t.Fatal("the simulator knows no fault network-delay")
 	}
-	inc, err := sim.Generate(sim.Config{Seed: 4300, Fault: f.Kind, FaultType: f.Type,
-		Baseline: 10 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "case")
-	if err := inc.WriteCase(dir); err != nil {
-		t.Fatal(err)
-	}
+	writeSimCase(t, dir, sim.Config{Seed: 4300, Fault: f.Kind, FaultType: f.Type})
 	c, err := LoadCase(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -66,14 +66,8 @@ func TestSimulatorAccuracy(t *testing.T) {
 	dir := t.TempDir()
 	topos := sim.Topologies()
 	for i, f := range sim.Faults() {
-		inc, err := sim.Generate(sim.Config{Seed: int64(9000 + i), Fault: f.Kind, FaultType: f.Type,
-			Topology: topos[i%len(topos)], Baseline: 10 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := inc.WriteCase(filepath.Join(dir, f.Type)); err != nil {
-			t.Fatal(err)
-		}
+		writeSimCase(t, filepath.Join(dir, f.Type), sim.Config{Seed: int64(9000 + i), Fault: f.Kind, FaultType: f.Type,
+			Topology: topos[i%len(topos)]})
 	}
 	s := runAll(t, []string{dir})
 	if s.OriginAccuracy == nil {
@@ -108,14 +102,8 @@ func TestSeedSystemsAccuracy(t *testing.T) {
 	i := 0
 	for _, topo := range sim.SeedTopologies() {
 		for _, f := range sim.TopologyFaults(topo) {
-			inc, err := sim.Generate(sim.Config{Seed: int64(9500 + i), Fault: f.Kind, FaultType: f.Type,
-				Topology: topo, Baseline: 10 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := inc.WriteCase(filepath.Join(dir, topo+"-"+f.Type)); err != nil {
-				t.Fatal(err)
-			}
+			writeSimCase(t, filepath.Join(dir, topo+"-"+f.Type), sim.Config{Seed: int64(9500 + i), Fault: f.Kind, FaultType: f.Type,
+				Topology: topo})
 			i++
 		}
 	}
@@ -129,6 +117,22 @@ func TestSeedSystemsAccuracy(t *testing.T) {
 		t.Errorf("seed systems AC@1 %.2f top kind right %.2f, below the floors %.2f / %.2f",
 			s.AC["1"], *s.KindAccuracy, seedAC1Floor, seedKindFloor)
 	}
+}
+
+// writeSimCase simulates a small incident of cfg (a ten-minute baseline,
+// a five-minute window, three traces a second) and writes it as a case
+// folder at dir.
+func writeSimCase(t *testing.T, dir string, cfg sim.Config) *sim.Incident {
+	t.Helper()
+	cfg.Baseline, cfg.Window, cfg.TracesPerSecond = 10*time.Minute, 5*time.Minute, 3
+	inc, err := sim.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inc.WriteCase(dir); err != nil {
+		t.Fatal(err)
+	}
+	return inc
 }
 
 // beatsBaselines checks that the analysis ranks the truth first at least

@@ -210,15 +210,8 @@ func TestBaselinesOnSimulatedIncidents(t *testing.T) {
 		if !ok {
 			t.Fatalf("the simulator knows no fault %q", c.fault)
 		}
-		inc, err := sim.Generate(sim.Config{Seed: int64(4200 + i), Fault: f.Kind, FaultType: f.Type,
-			Baseline: 10 * time.Minute, Window: 5 * time.Minute, TracesPerSecond: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
 		dir := filepath.Join(t.TempDir(), c.fault)
-		if err := inc.WriteCase(dir); err != nil {
-			t.Fatal(err)
-		}
+		inc := writeSimCase(t, dir, sim.Config{Seed: int64(4200 + i), Fault: f.Kind, FaultType: f.Type})
 		known := map[string]bool{}
 		for _, r := range inc.Records {
 			known[r.Service] = true

@@ -42,7 +42,8 @@ func (p *period) aboutOther(svc string, ts *templateStat) bool {
 			if name == svc || len(name) < minAboutName {
 				continue
 			}
-			if n := strings.ToLower(name); namesWord(text, n) || slices.Contains(classes, n) {
+			n := strings.ToLower(name)
+			if namesWord(text, n) || len(classes) > 0 && slices.Contains(classes, unpunctuated.Replace(n)) {
 				ts.about = 2
 				break
 			}
@@ -51,30 +52,20 @@ func (p *period) aboutOther(svc string, ts *templateStat) bool {
 	return ts.about == 2
 }
 
-// clientClasses are the services a text's client class names name, as
-// kebab-case: "PricingApiClient" is pricing-api's client, "LlmGatewayClient"
-// llm-gateway's.
+// unpunctuated drops what a service name has that a class name cannot.
+var unpunctuated = strings.NewReplacer("-", "", "_", "", ".", "")
+
+// clientClasses are the names a text's client classes give their
+// services, lowercase, without punctuation: "PricingApiClient" names
+// pricingapi (pricing-api), "LlmGatewayClient" llmgateway.
 func clientClasses(text string) []string {
 	var out []string
 	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 	}) {
-		base, ok := strings.CutSuffix(tok, "Client")
-		if !ok || base == "" || base[0] < 'A' || base[0] > 'Z' {
-			continue
+		if base, ok := strings.CutSuffix(tok, "Client"); ok && base != "" && base[0] >= 'A' && base[0] <= 'Z' {
+			out = append(out, strings.ToLower(base))
 		}
-		var b strings.Builder
-		for i := 0; i < len(base); i++ {
-			c := base[i]
-			if c >= 'A' && c <= 'Z' {
-				if i > 0 {
-					b.WriteByte('-')
-				}
-				c += 'a' - 'A'
-			}
-			b.WriteByte(c)
-		}
-		out = append(out, b.String())
 	}
 	return out
 }

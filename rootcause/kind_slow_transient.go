@@ -9,8 +9,8 @@ import "github.com/faultline/faultline/schema"
 // dependency (its callers should time out and break the circuit), not a
 // blip to retry through: retries only add to the wait.
 //
-// Condition: no signal named the kind, the kind the failing traces' votes
-// give is transient, and call timing found the calls into the service
+// Condition: the kind the failing traces' votes give is transient (so no
+// signal named it), and call timing found the calls into the service
 // slowed (its timing kind is latency: the wait grew inside it, not on
 // the wire). No constant: call_timing's test decides "slowed".
 // Scenario: testdata/slow_transient.txtar.
@@ -19,7 +19,7 @@ const ruleSlowTransient = "slow_transient"
 // slowTransient returns dependency-timeout and the evidence when the rule
 // holds for s, whose kind so far is k; else k.
 func slowTransient(k schema.Kind, s *scored) (schema.Kind, string) {
-	if k != schema.KindTransient || s.kind != "" || s.timingKind != schema.KindLatency {
+	if k != schema.KindTransient || s.timingKind != schema.KindLatency {
 		return k, ""
 	}
 	return schema.KindDependencyTimeout,

@@ -489,7 +489,7 @@ func TestShiftDecades(t *testing.T) {
 // TestClientClasses checks the names client classes give their services.
 func TestClientClasses(t *testing.T) {
 	got := clientClasses("No cached response for LlmGatewayClient, returning default; WorkloadsD1Client failed; Client closed; httpClient")
-	if want := []string{"llm-gateway", "workloads-d1"}; !slices.Equal(got, want) {
+	if want := []string{"llmgateway", "workloadsd1"}; !slices.Equal(got, want) {
 		t.Errorf("clientClasses = %q, want %q", got, want)
 	}
 }
