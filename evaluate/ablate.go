@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/faultline/faultline/correlate"
 )
 
 // CaseAblation is one case scored with every rule on and with each rule
@@ -23,11 +25,13 @@ type CaseAblation struct {
 }
 
 // Ablate scores the case once with every rule on (opt.Rootcause) and
-// with each of rules off, on the one store.
+// with each of rules off, on the one store: its ranking, its kind and, for
+// a variant without a rule of the per-trace analysis (correlate.Rules),
+// its per-trace origins.
 //
 // It tests groups first: rules are switched off half at a time, and a
 // group whose absence leaves the case as it was (the same candidates in
-// the same order, the same kind) is taken to hold no rule whose absence
+// the same order, the same kind, as many origins right) is taken to hold no rule whose absence
 // alone changes it; only the groups that change it are split further.
 // Most rules decide nothing in a given case, so a case costs a few
 // analyses per rule that matters there, not one per rule. What this
@@ -39,6 +43,10 @@ func (cs *CaseStore) Ablate(ctx context.Context, set string, rules []string) (*C
 	if err != nil {
 		return nil, err
 	}
+	if err := cs.CheckOrigins(ctx, all, cs.opt.Rootcause.Off); err != nil {
+		return nil, err
+	}
+	perTrace := correlate.Rules()
 	a := &CaseAblation{Set: set, All: *all, Off: map[string]CaseResult{}}
 	var mu sync.Mutex
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -55,6 +63,12 @@ func (cs *CaseStore) Ablate(ctx context.Context, set string, rules []string) (*C
 		}
 		slots <- struct{}{}
 		r, err := cs.Score(gctx, ro)
+		if err == nil {
+			r.OriginsChecked, r.OriginsRight = all.OriginsChecked, all.OriginsRight
+			if slices.ContainsFunc(group, func(rule string) bool { return slices.Contains(perTrace, rule) }) {
+				err = cs.CheckOrigins(gctx, r, ro.Off)
+			}
+		}
 		<-slots
 		if err != nil {
 			return fmt.Errorf("with %s off: %w", strings.Join(group, ", "), err)
@@ -81,9 +95,10 @@ func (cs *CaseStore) Ablate(ctx context.Context, set string, rules []string) (*C
 }
 
 // sameOutcome reports whether two results of a case rank the same
-// candidates in the same order, with the same kind first.
+// candidates in the same order, with the same kind first, and get as many
+// per-trace origins right.
 func sameOutcome(a, b *CaseResult) bool {
-	return a.Rank == b.Rank && a.TopKind == b.TopKind && slices.Equal(a.Top, b.Top)
+	return a.Rank == b.Rank && a.TopKind == b.TopKind && slices.Equal(a.Top, b.Top) && a.OriginsRight == b.OriginsRight
 }
 
 // Ablation is what each rule is worth on a run's cases: the scores with
@@ -105,6 +120,8 @@ type VariantScore struct {
 	AC3 float64 `json:"ac3"`
 	// KindAccuracy is null when no case names its kind (see Summary).
 	KindAccuracy *float64 `json:"kind_accuracy"`
+	// OriginAccuracy is null when no case labels its failing traces.
+	OriginAccuracy *float64 `json:"origin_accuracy"`
 	// SetAC1 is AC@1 per set, in the order of Ablation.Sets.
 	SetAC1 []float64 `json:"set_ac1"`
 }
@@ -117,8 +134,10 @@ type RuleScore struct {
 	DeltaAC1  float64  `json:"delta_ac1"`
 	DeltaAC3  float64  `json:"delta_ac3"`
 	DeltaKind *float64 `json:"delta_kind_accuracy"`
-	// Changed lists the cases whose rank of the truth or whose kind
-	// verdict changed with the rule off: "case: rank 1 -> 3".
+	// DeltaOrigin is the change of the per-trace origin accuracy.
+	DeltaOrigin *float64 `json:"delta_origin_accuracy"`
+	// Changed lists the cases whose rank of the truth, kind verdict or
+	// origins right changed with the rule off: "case: rank 1 -> 3".
 	Changed []string `json:"changed,omitempty"`
 }
 
@@ -129,18 +148,25 @@ func SummarizeAblation(sets, rules []string, cases []CaseAblation) *Ablation {
 	for _, rule := range rules {
 		v := variantScore(sets, cases, func(c CaseAblation) CaseResult { return c.Off[rule] })
 		rs := RuleScore{Rule: rule, VariantScore: v, DeltaAC1: v.AC1 - a.All.AC1, DeltaAC3: v.AC3 - a.All.AC3}
-		if v.KindAccuracy != nil && a.All.KindAccuracy != nil {
-			d := *v.KindAccuracy - *a.All.KindAccuracy
-			rs.DeltaKind = &d
-		}
+		rs.DeltaKind = difference(v.KindAccuracy, a.All.KindAccuracy)
+		rs.DeltaOrigin = difference(v.OriginAccuracy, a.All.OriginAccuracy)
 		for _, c := range cases {
-			if off := c.Off[rule]; off.Rank != c.All.Rank || off.KindRight != c.All.KindRight {
+			if off := c.Off[rule]; off.Rank != c.All.Rank || off.KindRight != c.All.KindRight || off.OriginsRight != c.All.OriginsRight {
 				rs.Changed = append(rs.Changed, changeOf(c.All, off))
 			}
 		}
 		a.Rules = append(a.Rules, rs)
 	}
 	return a
+}
+
+// difference is off less on, nil when either is unknown.
+func difference(off, on *float64) *float64 {
+	if off == nil || on == nil {
+		return nil
+	}
+	d := *off - *on
+	return &d
 }
 
 // variantScore scores one variant, pooled and per set.
@@ -152,7 +178,7 @@ func variantScore(sets []string, cases []CaseAblation, pick func(CaseAblation) C
 		per[c.Set] = append(per[c.Set], pick(c))
 	}
 	s := Summarize(all)
-	v := VariantScore{AC1: s.AC["1"], AC3: s.AC["3"], KindAccuracy: s.KindAccuracy}
+	v := VariantScore{AC1: s.AC["1"], AC3: s.AC["3"], KindAccuracy: s.KindAccuracy, OriginAccuracy: s.OriginAccuracy}
 	for _, set := range sets {
 		v.SetAC1 = append(v.SetAC1, Summarize(per[set]).AC["1"])
 	}
@@ -164,6 +190,9 @@ func changeOf(on, off CaseResult) string {
 	s := fmt.Sprintf("%s: rank %d -> %d", on.Case, on.Rank, off.Rank)
 	if on.KindRight != off.KindRight {
 		s += fmt.Sprintf(", kind %s -> %s", verdict(on.KindRight), verdict(off.KindRight))
+	}
+	if on.OriginsRight != off.OriginsRight {
+		s += fmt.Sprintf(", origins right %d -> %d of %d", on.OriginsRight, off.OriginsRight, on.OriginsChecked)
 	}
 	return s
 }

@@ -14,14 +14,15 @@ import (
 // TestAblateGroupsAgreeWithEachRuleAlone checks the group testing of
 // Ablate against its definition: on a simulated incident, each rule's
 // result equals the case scored with that rule alone switched off, for
-// every rule of both packages, and some rule decides the case.
+// every rule of both packages (its ranking, kind and per-trace origins),
+// and some rule decides the case.
 func TestAblateGroupsAgreeWithEachRuleAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates an incident and analyses it once per rule; skipped with -short")
 	}
-	f, ok := sim.FaultNamed("network-delay")
+	f, ok := sim.FaultNamed("dependency-timeout")
 	if !ok {
-		t.Fatal("the simulator knows no fault network-delay")
+		t.Fatal("the simulator knows no fault dependency-timeout")
 	}
 	dir := filepath.Join(t.TempDir(), "case")
 	writeSimCase(t, dir, sim.Config{Seed: 4300, Fault: f.Kind, FaultType: f.Type})
@@ -30,7 +31,7 @@ func TestAblateGroupsAgreeWithEachRuleAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cs, err := OpenCase(ctx, c, Options{WorkDir: t.TempDir()})
+	cs, err := OpenCase(ctx, c, Options{WorkDir: t.TempDir(), Origins: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,19 +47,24 @@ func TestAblateGroupsAgreeWithEachRuleAlone(t *testing.T) {
 		if !ok {
 			t.Fatalf("no result with %s off", rule)
 		}
-		want, err := cs.Score(ctx, rootcause.Options{Off: map[string]bool{rule: true}})
+		off := map[string]bool{rule: true}
+		want, err := cs.Score(ctx, rootcause.Options{Off: off})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := cs.CheckOrigins(ctx, want, off); err != nil {
+			t.Fatal(err)
+		}
 		if !sameOutcome(&got, want) {
-			t.Errorf("%s off: the ablation says rank %d %q (%s), scored alone rank %d %q (%s)",
-				rule, got.Rank, got.Top, got.TopKind, want.Rank, want.Top, want.TopKind)
+			t.Errorf("%s off: the ablation says rank %d %q (%s), %d origins right; scored alone rank %d %q (%s), %d origins right",
+				rule, got.Rank, got.Top, got.TopKind, got.OriginsRight, want.Rank, want.Top, want.TopKind, want.OriginsRight)
 		}
 		if !sameOutcome(want, &a.All) {
 			deciding++
 		}
 	}
-	if a.All.Rank != 1 || deciding == 0 {
-		t.Errorf("all rules on: rank %d; %d rules change the case when off; want 1 and some", a.All.Rank, deciding)
+	if a.All.Rank != 1 || deciding == 0 || a.All.OriginsChecked == 0 {
+		t.Errorf("all rules on: rank %d, %d origins checked; %d rules change the case when off; want 1, some and some",
+			a.All.Rank, a.All.OriginsChecked, deciding)
 	}
 }

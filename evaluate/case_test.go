@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -32,6 +33,25 @@ func TestLoadCaseKindFromFaultType(t *testing.T) {
 		}
 		if got.Truth.RootCause.Kind != c.want {
 			t.Errorf("kind %q, fault type %q: kind %q, want %q", c.kind, c.faultType, got.Truth.RootCause.Kind, c.want)
+		}
+	}
+}
+
+func TestSpread(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	for _, tc := range []struct {
+		n    int
+		want []string
+	}{
+		{0, ids},
+		{10, ids},
+		{12, ids},
+		{3, []string{"a", "d", "g"}},
+		{5, []string{"a", "c", "e", "g", "i"}},
+		{1, []string{"a"}},
+	} {
+		if got := spread(ids, tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("spread(10 ids, %d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

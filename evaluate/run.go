@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -58,6 +60,9 @@ type Options struct {
 	// Baselines also ranks the case with each baseline method
 	// (BaselineMethods) on the same store.
 	Baselines bool
+	// Origins is how many of a case's failing traces to check the origin
+	// of, evenly spread over them in trace id order; 0 means all.
+	Origins int
 }
 
 // RunCase loads one case into a fresh embedded store and scores the
@@ -71,7 +76,7 @@ func RunCase(ctx context.Context, c *Case, opt Options) (res *CaseResult, err er
 	if res, err = cs.Score(ctx, opt.Rootcause); err != nil {
 		return nil, err
 	}
-	if err := checkOrigins(ctx, cs.st, c, res); err != nil {
+	if err := cs.CheckOrigins(ctx, res, opt.Rootcause.Off); err != nil {
 		return nil, err
 	}
 	if opt.Baselines {
@@ -179,16 +184,20 @@ func topOf(opt Options) int {
 	return opt.Top
 }
 
-// checkOrigins runs the per-trace analysis on the truth's failing traces
-// and counts those whose suspect (or, lacking one, origin) is the truth.
-// A store failure is an error, not a miss.
-func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult) error {
-	for id, ft := range c.Truth.FailedTraces {
+// CheckOrigins runs the per-trace analysis, with the rules of off switched
+// off, on the truth's failing traces and counts in res those whose suspect
+// (or, lacking one, origin) is the truth's origin. A store failure is an
+// error, not a miss.
+func (cs *CaseStore) CheckOrigins(ctx context.Context, res *CaseResult, off map[string]bool) error {
+	st, c := cs.st, cs.c
+	res.OriginsChecked, res.OriginsRight = 0, 0
+	for _, id := range spread(slices.Sorted(maps.Keys(c.Truth.FailedTraces)), cs.opt.Origins) {
+		ft := c.Truth.FailedTraces[id]
 		tid, err := schema.ParseTraceID(id)
 		if err != nil {
 			continue
 		}
-		r, err := correlate.Analyze(ctx, st, tid, correlate.Options{SkipTimeline: true})
+		r, err := correlate.Analyze(ctx, st, tid, correlate.Options{SkipTimeline: true, Off: off})
 		res.OriginsChecked++
 		if errors.Is(err, schema.ErrNotFound) {
 			continue // a labelled trace the files do not hold counts as a miss
@@ -207,6 +216,19 @@ func checkOrigins(ctx context.Context, st store.Store, c *Case, res *CaseResult)
 		}
 	}
 	return nil
+}
+
+// spread is n of ids evenly spaced, the first included; all of them when n
+// is 0 or no less than their count.
+func spread(ids []string, n int) []string {
+	if n <= 0 || n >= len(ids) {
+		return ids
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = ids[i*len(ids)/n]
+	}
+	return out
 }
 
 // strongestSignal is the name of the candidate's signal of largest value.

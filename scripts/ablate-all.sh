@@ -57,9 +57,9 @@ lines() {
 	echo "# Ablation"
 	echo
 	echo "Written by \`scripts/ablate-all.sh ${seeds[*]}\` on $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), in ${mins} min."
-	echo "Each row is \`analyze eval --ablate\` over every set below with one rule switched off: the pooled AC@1, AC@3"
-	echo "and top-kind accuracy and their change from all rules on. A rule whose row changes nothing pooled has not paid"
-	echo "for itself on these sets."
+	echo "Each row is \`analyze eval --ablate\` over every set below with one rule switched off: the pooled AC@1, AC@3,"
+	echo "top-kind accuracy and per-trace origin accuracy, and their change from all rules on. A rule whose row changes"
+	echo "nothing pooled has not paid for itself on these sets."
 	echo
 	echo "Sets: ${sets[*]/#$work\//}"
 	echo
@@ -70,10 +70,10 @@ lines() {
 	cat "$work/ablation.txt"
 	echo '```'
 	echo
-	echo "Cases where a rule off changed the rank of the truth:"
+	echo "Cases where a rule off changed the rank of the truth or how many per-trace origins were right:"
 	echo
 	echo '```'
-	grep 'rank with the rule off' "$work/ablation-cases.txt" || true
+	grep "with the rule off" "$work/ablation-cases.txt" || true
 	echo '```'
 } >"$out"
 echo "(written: $out; per case: $work/ablation-cases.txt)"

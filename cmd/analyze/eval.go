@@ -23,6 +23,7 @@ type evalFlags struct {
 	ablate    bool
 	rules     string
 	sample    int
+	origins   int
 }
 
 // evalSet is the cases found under one DIR argument.
@@ -45,6 +46,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"with --ablate, switch off only these rules (comma-separated), to split a long ablation")
 	fs.IntVar(&f.sample, "sample-above", 0,
 		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
+	fs.IntVar(&f.origins, "origins", 0,
+		"check the per-trace origin of at most N of a case's failing traces, evenly spread (0: all of them; with --ablate, 30: it checks them once per variant)")
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")
@@ -66,7 +69,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		}
 		sets = append(sets, evalSet{dir: d, cases: cases})
 	}
-	opt := evaluate.Options{Top: f.top, Baselines: f.baselines}
+	opt := evaluate.Options{Top: f.top, Baselines: f.baselines, Origins: f.origins}
+	if f.ablate && f.origins == 0 {
+		opt.Origins = ablationOrigins
+	}
 	opt.Rootcause.SampleAbove = f.sample
 	if f.ablate {
 		err = runAblation(ctx, e, f, sets, opt)
@@ -201,6 +207,11 @@ func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt e
 	return writeAblation(e.Stdout, ab)
 }
 
+// ablationOrigins is how many failing traces of a case an ablation checks
+// the origin of by default: each variant without a per-trace rule checks
+// them again, and all of a large case's traces would cost minutes.
+const ablationOrigins = 30
+
 // ablationRules are the rules an ablation switches off in turn: every rule
 // of the incident ranking and of the per-trace analysis, or those of list.
 func ablationRules(list string) ([]string, error) {
@@ -239,38 +250,48 @@ func ablateCase(ctx context.Context, dir, set string, rules []string, opt evalua
 }
 
 // offRanks is an ablation case line's tail: the rules whose absence
-// changed the rank of the truth, with the rank then.
+// changed the rank of the truth, with the rank then, and those whose
+// absence changed how many per-trace origins were right, with the count.
 func offRanks(a *evaluate.CaseAblation, rules []string) string {
-	var parts []string
+	var ranks, origins []string
 	for _, r := range rules {
-		if off := a.Off[r]; off.Rank != a.All.Rank {
-			parts = append(parts, fmt.Sprintf("%s %d", r, off.Rank))
+		off := a.Off[r]
+		if off.Rank != a.All.Rank {
+			ranks = append(ranks, fmt.Sprintf("%s %d", r, off.Rank))
+		}
+		if off.OriginsRight != a.All.OriginsRight {
+			origins = append(origins, fmt.Sprintf("%s %d", r, off.OriginsRight))
 		}
 	}
-	if len(parts) == 0 {
-		return ""
+	s := ""
+	if len(ranks) > 0 {
+		s += "  | rank with the rule off: " + strings.Join(ranks, ", ")
 	}
-	return "  | rank with the rule off: " + strings.Join(parts, ", ")
+	if len(origins) > 0 {
+		s += fmt.Sprintf("  | origins right (%d of %d) with the rule off: %s", a.All.OriginsRight, a.All.OriginsChecked, strings.Join(origins, ", "))
+	}
+	return s
 }
 
 func writeAblation(w io.Writer, a *evaluate.Ablation) error {
 	first := fmt.Sprintf("(none: all %d rules on, %d cases)", len(a.Rules), a.Cases)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "rule off\tAC@1\tchange\tAC@3\tchange\tkind\tchange"
+	head := "rule off\tAC@1\tchange\tAC@3\tchange\tkind\tchange\torigin\tchange"
 	for _, s := range a.Sets {
 		head += "\tAC@1 " + filepath.Base(s)
 	}
 	fmt.Fprintln(tw, head)
-	row := func(name string, v evaluate.VariantScore, d1, d3, dk *float64) {
-		line := fmt.Sprintf("%s\t%.3f\t%s\t%.3f\t%s\t%s\t%s", name, v.AC1, delta(d1), v.AC3, delta(d3), share(v.KindAccuracy), delta(dk))
+	row := func(name string, v evaluate.VariantScore, d1, d3, dk, do *float64) {
+		line := fmt.Sprintf("%s\t%.3f\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s", name, v.AC1, delta(d1), v.AC3, delta(d3),
+			share(v.KindAccuracy), delta(dk), share(v.OriginAccuracy), delta(do))
 		for _, x := range v.SetAC1 {
 			line += fmt.Sprintf("\t%.3f", x)
 		}
 		fmt.Fprintln(tw, line)
 	}
-	row(first, a.All, nil, nil, nil)
+	row(first, a.All, nil, nil, nil, nil)
 	for _, r := range a.Rules {
-		row(r.Rule, r.VariantScore, &r.DeltaAC1, &r.DeltaAC3, r.DeltaKind)
+		row(r.Rule, r.VariantScore, &r.DeltaAC1, &r.DeltaAC3, r.DeltaKind, r.DeltaOrigin)
 	}
 	return tw.Flush()
 }
