@@ -394,7 +394,7 @@ func statusKind(l *lowered, r *schema.Record) schema.Kind {
 	code := httpStatus(r)
 	if code == 0 {
 		code = l.statusAfter("status", "http/1.1 ", "http/2 ", "http ", "code ", "code=", "code:",
-			"returned ", "answered ", "responded with ", "responding with ", "rejecting with ", "rejected with ", "response ", "got ")
+			"returned ", "answered ", "responded ", "responding with ", "rejecting with ", "rejected with ", "response ", "got ")
 	}
 	if k := httpKind(code); k != "" {
 		return k

@@ -97,6 +97,7 @@ func TestClassifyMessages(t *testing.T) {
 		{`pq: duplicate key value violates unique constraint "orders_pkey"`, schema.KindDeterministic},
 		{`POST /users returned 400 Bad Request`, schema.KindDeterministic},
 		{`No draft template for label 'refund_request' (run 43579); rejecting with 422`, schema.KindDeterministic},
+		{`refund failed: psp-api responded 422: charge_already_refunded`, schema.KindDeterministic},
 		// Auth and missing things.
 		{`401 Unauthorized: invalid token`, schema.KindAuth},
 		{`io.jsonwebtoken.ExpiredJwtException: JWT expired at 2024-01-01T00:00:00Z`, schema.KindAuth},
@@ -194,6 +195,9 @@ func TestHintFromText(t *testing.T) {
 		{`Error handling request: bulkhead identityProvider full: max concurrent calls (4) reached`, "identityprovider"},
 		{`bulkhead full: max concurrent calls (4) reached`, ""},
 		{`Bulkhead 'inventory' is full and does not permit further calls`, "inventory"},
+		// urllib3's pool names its host, without a scheme.
+		{`Retrying app.clients.keys.call in 0.50 seconds as it raised HTTPConnectionPool(host='api.drm-keys.example.com', port=8080): Read timed out.`, "api.drm-keys.example.com"},
+		{`HTTPSConnectionPool(host="ledger", port=443): Max retries exceeded with url: /v1/entries`, "ledger"},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {

@@ -18,7 +18,7 @@ import (
 // not found (deploy_effect follows only failures a request can cause).
 //
 // Condition: a failure whose class came from a 5xx status attribute; its
-// text states, after "returned", "answered", "responded with" or "status
+// text states, after "returned", "answered", "responded" or "status
 // code", an HTTP status of another class.
 // Scenario: testdata/callee_status.txtar.
 const ruleCalleeStatus = "callee_status"
@@ -39,7 +39,7 @@ func classifyByCalleeStatus(t *Trace) {
 		}
 		l = lowered{}
 		l.init(buf, r)
-		code := l.statusAfter("returned ", "answered ", "responded with ", "status code ")
+		code := l.statusAfter("returned ", "answered ", "responded ", "status code ")
 		if k := httpKind(code); k != "" && k != schema.KindTransient && e.fail >= 0 {
 			e.class = k
 			t.fails[e.fail].calleeStatus = code
@@ -50,7 +50,7 @@ func classifyByCalleeStatus(t *Trace) {
 // mayStateAnswer is a cheap test, before the text is lowered, that body
 // may state its callee's answer.
 func mayStateAnswer(body string) bool {
-	for _, w := range [...]string{"eturned ", "nswered ", "esponded with ", "tatus code "} {
+	for _, w := range [...]string{"eturned ", "nswered ", "esponded ", "tatus code "} {
 		if strings.Contains(body, w) {
 			return true
 		}

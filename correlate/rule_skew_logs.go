@@ -61,7 +61,7 @@ func boundByAnswers(t *Trace) {
 		l.init(buf[:], r)
 		code := httpStatus(r)
 		if code == 0 {
-			code = l.statusAfter("status", "returned ", "answered ", "responded with ", "response ", "http ", "code ", "got ")
+			code = l.statusAfter("status", "returned ", "answered ", "responded ", "response ", "http ", "code ", "got ")
 		}
 		if code < 400 || code == 408 || code == 504 || isTimeoutText(&l) {
 			continue

@@ -70,6 +70,9 @@ func hintFromText(l *lowered) string {
 		"circuit '", "circuit \"",
 		"bulkhead '", "bulkhead \"", "bulkhead ", "retry '", "retry \"", "timelimiter '", "fallback for ", "upstream ",
 		"dial tcp ", "econnrefused ",
+		// Python's urllib3 (under requests): "HTTPConnectionPool(host='x',
+		// port=80): Read timed out", "Max retries exceeded" and the like.
+		"connectionpool(host='", "connectionpool(host=\"",
 		// "unexpected status 503 Service Unavailable from payment"
 		"internal server error from ", "service unavailable from ", "bad gateway from ",
 		"gateway timeout from ", "too many requests from ", "not found from ", "bad request from ",

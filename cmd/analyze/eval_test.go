@@ -142,3 +142,28 @@ func TestEvalUsage(t *testing.T) {
 		}
 	}
 }
+
+// --origins checks the per-trace origin of at most N of a case's failing
+// traces; without it eval checks all of them, and --ablate 30.
+func TestEvalOrigins(t *testing.T) {
+	set := simSet(t, "dependency-timeout")
+	checked := func(args ...string) (int, *float64) {
+		t.Helper()
+		code, out, errs := runCmd(t, append([]string{"eval", "--json"}, append(args, set)...)...)
+		var doc evaluate.Summary
+		if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil || len(doc.PerCase) != 1 {
+			t.Fatalf("%q: exit %d, %v, stderr %q", args, code, err, errs)
+		}
+		return doc.PerCase[0].OriginsChecked, doc.OriginAccuracy
+	}
+	all, acc := checked()
+	if all <= 3 || acc == nil {
+		t.Fatalf("without --origins: %d origins checked (accuracy %v), want more than 3 and an accuracy", all, acc)
+	}
+	if n, acc := checked("--origins", "3"); n != 3 || acc == nil {
+		t.Errorf("--origins 3: %d origins checked (accuracy %v), want 3", n, acc)
+	}
+	if n, _ := checked("--origins", "100000"); n != all {
+		t.Errorf("--origins above the count: %d checked, want all %d", n, all)
+	}
+}
