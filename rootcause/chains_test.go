@@ -228,6 +228,31 @@ func TestResolveNamesGenericSuffix(t *testing.T) {
 	}
 }
 
+// TestResolveNamesTold: a dependency only a host names in the failing
+// traces ("acquirer" of api.acquirer.example.com) goes by the name a
+// warning of the window gives it (a breaker's label, "circuit
+// \"acquirerApi\" opened"), when that is its only such name; a told name
+// with a word of its own (ledger-store for ledger) moves nothing.
+func TestResolveNamesTold(t *testing.T) {
+	w, b := newPeriod(t0, t0), newPeriod(t0, t0)
+	warn := func(svc, msg string) *schema.Record {
+		return &schema.Record{Time: t0, Service: svc, Type: schema.TypeLog, Severity: schema.SeverityWarn, Body: msg}
+	}
+	w.add(warn("payments", `circuit "acquirerApi" opened`), 0)
+	w.add(warn("orders", `retrying request to ledger-store in 2s`), 0)
+	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
+	votes := append(append(mkVotes(3, "a", "acquirer", schema.KindDependencyTimeout, 1),
+		mkVotes(2, "b", "ledger", schema.KindDependencyTimeout, 1)...),
+		mkVotes(1, "c", "maps", schema.KindDependencyTimeout, 1)...)
+	resolveNames(votes, w, b, tv)
+	want := map[string]string{"a": "acquirer-api", "b": "ledger", "c": "maps"}
+	for _, v := range votes {
+		if v.target != want[v.origin.Service] {
+			t.Errorf("%s's target %q, want %q (told: %v)", v.origin.Service, v.target, want[v.origin.Service], w.told)
+		}
+	}
+}
+
 // TestDuplicatesIgnored loads the window twice over (every record shipped
 // twice): the ranking must not change, and the report says what it dropped.
 func TestDuplicatesIgnored(t *testing.T) {

@@ -65,6 +65,11 @@ type period struct {
 	// hosts caches peerName; seenNames, addName.
 	hosts     map[string]string
 	seenNames map[string]struct{}
+	// told are the names warnings and errors give the dependency they are
+	// about (a breaker's, a retry's or a client's label: "circuit
+	// \"acquirerApi\" opened" tells acquirer-api), one per template: what
+	// resolveNames settles a name only a host gave against.
+	told map[string]struct{}
 }
 
 // peerName is the one name a peer goes by: a host whose labels include a
@@ -316,6 +321,12 @@ func (p *period) add(r *schema.Record, buckets int) {
 		if isErr || r.Severity >= schema.SeverityWarn {
 			var target string
 			ts.kind, target = correlate.ClassifyTarget(r)
+			if target != "" && !strings.Contains(target, ".") && !correlate.IsAddress(target) {
+				if p.told == nil {
+					p.told = map[string]struct{}{}
+				}
+				p.told[target] = struct{}{}
+			}
 			// A callee answering with failure (throttling us, a 5xx),
 			// and a warning about a callee (a fallback taken for it),
 			// are the callee's trouble when the line names it.

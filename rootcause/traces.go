@@ -698,22 +698,35 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 	// One dependency also goes by names told apart by a generic suffix:
 	// a host's label ("geo-vendor" of api.geo-vendor.example.com) and the
 	// name its callers' lines give it ("retrying request to
-	// geo-vendor-api"). A name nothing knows joins the one other name of
-	// the votes it is the same service as, the longest (or the known one)
+	// geo-vendor-api", in a vote or in any warning of the window: a
+	// breaker's label, told). A name nothing knows joins the one other
+	// such name it is the same service as, the longest (or the known one)
 	// standing for both; with several, it stays itself.
 	names := sortedKeys(spelling)
+	others := slices.Clone(names)
+	for _, p := range [...]*period{w, b} {
+		for n := range p.told {
+			if k := correlate.NameKey(n); !slices.Contains(others, k) {
+				others = append(others, k)
+				if _, ok := spelling[k]; !ok {
+					spelling[k] = n
+				}
+			}
+		}
+	}
+	slices.Sort(others)
 	for _, k := range names {
 		t := spelling[k]
 		if known(w, b, t) || strings.Contains(t, ".") {
 			continue
 		}
 		same := ""
-		for _, k2 := range names {
+		for _, k2 := range others {
 			u := spelling[k2]
 			if k2 == k || strings.Contains(u, ".") || !correlate.SameService(t, u) {
 				continue
 			}
-			if same != "" {
+			if same != "" && same != u {
 				same = ""
 				break
 			}
