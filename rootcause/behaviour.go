@@ -613,78 +613,16 @@ func newerMoved(bs *opStat, ev string, sh behaviourShift) bool {
 	return (pn-sh.pb)*(sh.pw-sh.pb) > 0 && math.Abs(pn-sh.pb) >= math.Abs(sh.pw-sh.pb)/2
 }
 
-// shareZ is how surely an event's share of executions changed, cb of nb
-// in the baseline and cw of nw in the window, as a z score: Fisher's
-// exact test of the two counts, one-sided in the direction of the change,
-// its p-value read as the standard normal's tail. It is exact for the
-// handful of executions a one-minute baseline holds (3 of 4 against 14 of
-// 89 is p = 0.019, z 2.1, where the normal approximation says 3.0) and
-// agrees with the two-proportion z test on large counts.
+// shareZ is the two-proportion z score of the change of an event's share
+// of executions, cb of nb in the baseline and cw of nw in the window.
 func shareZ(cb, cw, nb, nw int) float64 {
-	if nb <= 0 || nw <= 0 || cb+cw == 0 || cb+cw == nb+nw {
+	pb, pw := float64(cb)/float64(nb), float64(cw)/float64(nw)
+	p := float64(cb+cw) / float64(nb+nw)
+	se := math.Sqrt(p * (1 - p) * (1/float64(nb) + 1/float64(nw)))
+	if se == 0 {
 		return 0
 	}
-	up := float64(cw)*float64(nb) > float64(cb)*float64(nw)
-	return zOfLogP(hypergeomLogTail(nb+nw, cb+cw, nw, cw, up))
-}
-
-// hypergeomLogTail is the log of P(X >= x) (up) or P(X <= x) for X the
-// number of marked among n drawn without replacement from total of which
-// marked are marked: the p-value of Fisher's exact test, one-sided.
-func hypergeomLogTail(total, marked, n, x int, up bool) float64 {
-	lo, hi := max(0, n-(total-marked)), min(marked, n)
-	logPMF := func(k int) float64 {
-		return logChoose(marked, k) + logChoose(total-marked, n-k) - logChoose(total, n)
-	}
-	step, end := 1, hi
-	if !up {
-		step, end = -1, lo
-	}
-	// Summed in log space from x outward; the terms fall off fast past
-	// the mode, so the sum stops once they no longer count.
-	sum := math.Inf(-1)
-	peak := math.Inf(-1)
-	for k := x; k >= lo && k <= hi; k += step {
-		t := logPMF(k)
-		sum = logAdd(sum, t)
-		peak = max(peak, t)
-		if t < peak && t < sum-40 || k == end {
-			break
-		}
-	}
-	return min(sum, 0)
-}
-
-// logChoose is the log of n choose k.
-func logChoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
-}
-
-// logAdd is log(exp(a) + exp(b)).
-func logAdd(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
-}
-
-// zOfLogP is the z score whose upper standard normal tail is exp(logP): 0
-// for a p-value of one half or more; 37 (p of 1e-300) at most.
-func zOfLogP(logP float64) float64 {
-	const maxZ = 37
-	if logP >= math.Log(0.5) {
-		return 0
-	}
-	if logP < -690 {
-		return maxZ
-	}
-	return min(maxZ, math.Sqrt2*math.Erfcinv(2*math.Exp(logP)))
+	return math.Abs(pw-pb) / se
 }
 
 func unionKeys(a, b map[string]int) []string {

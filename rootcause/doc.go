@@ -190,12 +190,12 @@
 //     three calls slow against a baseline of three is 1.8 decades: weak, and
 //     said so; thirty of a hundred against 5% is twelve.
 //   - Behaviour. A change of an event's share of an operation's executions
-//     by at least minShareShift, as sure as a z score of minShiftZ, counts
-//     in full from a z score of twice that. The z score is Fisher's exact
-//     test of the two counts (one-sided, its p-value read as the normal
-//     tail): six of eight baseline executions against 14 of 89 is z 3.2,
-//     three of four against the same 2.1 (the normal approximation said
-//     4.0 and 3.0).
+//     by at least minShareShift, with a two-proportion z score of at least
+//     minShiftZ, counts in full from a z score of twice that. (Fisher's
+//     exact test in its place, surer of less on a handful of baseline
+//     executions, was tried: it also finds fewer changes in a callee, so
+//     keptServing clears callees whose trouble explained their callers'
+//     changes, and two nezha-tt cases fell; no case rose.)
 //
 // The report states the baseline's data (records, and minutes of data,
 // which a span of hours may hold one of) and warns when it is thin: fewer
@@ -295,8 +295,8 @@
 //	logged_timing a spanless service's own stated durations rose      E       as call_timing                      logged_timing_*.txtar
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
-//	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3      rootcause_test.go
-//	              whose execution changed; only those without an              (Fisher's exact test), full at z 6  behaviour*.txtar
+//	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
+//	              whose execution changed; only those without an              full at z 6                         behaviour*.txtar
 //	              error when failing traces passed through it to a
 //	              deeper cause, or when it failed after another
 //	              service in most of those it failed in: its change
