@@ -147,13 +147,12 @@ type hop struct {
 // gathered and the name callers give the dependency, and the trip settled
 // so far.
 type tripSearch struct {
-	lead  *breakerLead
-	opts  Options
-	memo  *storeMemo // nil: nothing is remembered across searches
-	seen  map[schema.TraceID]bool
-	hits  []traceHit
-	alias string
-	trip  trip
+	lead *breakerLead
+	opts Options
+	memo *storeMemo // nil: nothing is remembered across searches
+	seen map[schema.TraceID]bool
+	hits []traceHit
+	trip trip
 }
 
 // tripping applies breakerRules to lead: it analyses the latest traces
@@ -222,17 +221,10 @@ type trip struct {
 	suspect string // "" when they settle nothing
 	votes   int    // traces naming suspect, or going through it
 	via     int    // of votes, those going through it to a deeper one
-	// deeper is where most walks through suspect went on to, and how
-	// many did: the suspect when its own breaker leads nowhere new.
-	deeper      string
-	deeperVotes int
-	of          int // traces that named a suspect
-	example     schema.TraceID
-	next        *breakerLead  // suspect's own lead, when it is a silent dependency again
-	caller      *silentCaller // whose failed call named suspect, when it was silent
-	// alias is the dependency's name in the instrumentation of calls to
-	// it (peer.service, a URL's host), when that differs from the lead's.
-	alias string
+	of      int    // traces that named a suspect
+	example schema.TraceID
+	next    *breakerLead  // suspect's own lead, when it is a silent dependency again
+	caller  *silentCaller // whose failed call named suspect, when it was silent
 	// guard: suspect is the dependency the breaker's own lines name, not
 	// what tripping traces point at.
 	guard bool
@@ -322,17 +314,15 @@ type causeScan struct {
 
 // causeHits reads the records of q that are failures of service s.lead.dep,
 // or (when q reads every service) of calls to it, in traces not yet seen,
-// less what hitFilters leave out; by names the lookback. It returns the
-// hits and the longest name callers give the dependency.
-func causeHits(ctx context.Context, st WindowStore, s *tripSearch, q schema.WindowQuery, by string) ([]traceHit, string, error) {
+// less what hitFilters leave out; by names the lookback.
+func causeHits(ctx context.Context, st WindowStore, s *tripSearch, q schema.WindowQuery, by string) ([]traceHit, error) {
 	dep := s.lead.dep
 	filters := slices.DeleteFunc(hitFilters(), func(f hitFilter) bool { return s.opts.ruleOff(f.name) })
 	sc := &causeScan{q: q, lead: s.lead, fast: map[schema.TraceID]bool{}}
 	var hits []traceHit
-	alias := ""
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
-			return hits, alias, err
+			return hits, err
 		}
 		if r.TraceID == "" || s.seen[r.TraceID] {
 			continue
@@ -352,9 +342,6 @@ func causeHits(ctx context.Context, st WindowStore, s *tripSearch, q schema.Wind
 		if !sameService(svc, dep) && (q.Service != "" || hint == "" || !sameService(externalName(hint), dep)) {
 			continue
 		}
-		if n := externalName(hint); !sameService(svc, dep) && sameService(n, dep) && len(n) > len(alias) {
-			alias = n // how callers name it: the peer.service, the URL's host
-		}
 		hits = append(hits, traceHit{id: r.TraceID, at: r.Time, from: svc, vague: k.Vague() && hint == "", body: r.Body, by: by, kind: k})
 	}
 	hits = slices.DeleteFunc(hits, func(h traceHit) bool {
@@ -363,7 +350,7 @@ func causeHits(ctx context.Context, st WindowStore, s *tripSearch, q schema.Wind
 	for i := range hits {
 		hits[i].refused = sc.fast[hits[i].id]
 	}
-	return hits, alias, nil
+	return hits, nil
 }
 
 // sameService reports whether two names denote one service, by the rules

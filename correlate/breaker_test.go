@@ -380,92 +380,6 @@ func TestAnalyzeSkipsUsualNoise(t *testing.T) {
 	}
 }
 
-// TestAnalyzeBreakerCountsWalksThroughASuspect: of four traces that
-// tripped gateway's breaker on account, two stop at ads's own breaker
-// (naming nothing), one goes through ads on to fraud, one to geo. Three
-// go through ads: the walk moves there, and ads's breaker is followed in
-// turn to fraud, on which ads failed for other callers too.
-func TestAnalyzeBreakerCountsWalksThroughASuspect(t *testing.T) {
-	for _, others := range []bool{true, false} {
-		st := walksThroughAds(others)
-		res, err := Analyze(context.Background(), st, openTrace, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Suspect == nil || res.Suspect.Service != "fraud" {
-			t.Fatalf("other callers' traces %v: suspect = %+v, want fraud", others, res.Suspect)
-		}
-		if !strings.Contains(res.Suspect.Reason, "1 of them through it") {
-			t.Errorf("the reason should count the walk that went through ads: %q", res.Suspect.Reason)
-		}
-		if !others && !strings.Contains(res.Suspect.Reason, "1 of those that went through it went on to fraud") {
-			t.Errorf("the reason should say where the walks through ads went: %q", res.Suspect.Reason)
-		}
-	}
-}
-
-// walksThroughAds is the store of TestAnalyzeBreakerCountsWalksThroughASuspect,
-// with or without traces of ads failing on fraud for other callers (which
-// the hop from ads's own breaker finds; without them only the trace that
-// went through ads says where).
-func walksThroughAds(others bool) *windowStore {
-	st := &windowStore{}
-	const open = 60_000
-	id := func(k int) string { return fmt.Sprintf("%032x", 500+k) }
-	for k := range 2 {
-		at := 20_000 + 1000*k
-		st.recs = append(st.recs, inTrace(id(k),
-			logAt("", "ads", at, schema.SeverityError, "Error handling request: Breaker is open"),
-			logAt("", "account", at+5, schema.SeverityError,
-				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
-	}
-	st.recs = append(st.recs, inTrace(id(2),
-		logAt("", "fraud", 15_000, schema.SeverityError, "NullPointerException: score is null"),
-		logAt("", "ads", 15_003, schema.SeverityError,
-			"request to fraud failed: unexpected status 500 Internal Server Error from fraud"),
-		logAt("", "account", 15_006, schema.SeverityError,
-			"request to ads failed: unexpected status 500 Internal Server Error from ads"))...)
-	st.recs = append(st.recs, inTrace(id(3),
-		logAt("", "account", 26_000, schema.SeverityError,
-			`Get "http://geo:8080/v1/where": context deadline exceeded`))...)
-	for k := range 2 { // ads failing on fraud for other callers
-		if !others {
-			break
-		}
-		at := 16_000 + 1000*k
-		st.recs = append(st.recs, inTrace(id(4+k),
-			logAt("", "fraud", at, schema.SeverityError, "NullPointerException: score is null"),
-			logAt("", "ads", at+3, schema.SeverityError,
-				"request to fraud failed: unexpected status 500 Internal Server Error from fraud"))...)
-	}
-	st.recs = append(st.recs, openBreaker(open, "failed to call account: hystrix: circuit open",
-		map[string]string{schema.AttrPeerService: "account"})...)
-	return st
-}
-
-// TestAnalyzeBreakerIgnoresWalksBackToItsOwnService: in two of the traces
-// where session failed, the walk ends at gateway itself, the service whose
-// breaker refused (its GC warning the only signal before a silent failure
-// further down). That says nothing of what tripped the breaker; the two
-// traces where payment failed do.
-func TestAnalyzeBreakerIgnoresWalksBackToItsOwnService(t *testing.T) {
-	wantSuspect(t, storeAnalyzeBreakerIgnoresWalksBackToItsOwnService(), "payment")
-}
-
-// storeAnalyzeBreakerIgnoresWalksBackToItsOwnService is the store of TestAnalyzeBreakerIgnoresWalksBackToItsOwnService.
-func storeAnalyzeBreakerIgnoresWalksBackToItsOwnService() *windowStore {
-	st := &windowStore{}
-	for k := range 2 {
-		at := 30_000 + 1000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 900+k),
-			logAt("", "gateway", at, schema.SeverityWarn, "GC pause of 1200ms (allocation failure)"),
-			logAt("", "ads", at+5, schema.SeverityError, "Error handling request: Breaker is open"),
-			logAt("", "session", at+9, schema.SeverityError,
-				"request to ads failed: unexpected status 503 Service Unavailable from ads"))...)
-	}
-	return paymentTripped(st, 10_000, 40_000)
-}
-
 // TestAnalyzeBreakerStartsAtTheFailedCalls: gateway's breaker on
 // promotion opened on 429s that promotion answered its callers. Its own
 // errors in those traces are about a third-party API, which it calls for
@@ -594,37 +508,6 @@ func TestSignalAboutACallIsNoSuspect(t *testing.T) {
 	if res.Suspect == nil || res.Suspect.Service != "account" {
 		t.Fatalf("suspect = %+v, want account", res.Suspect)
 	}
-}
-
-// TestAnalyzeBreakerDescendsPastBareTimeouts: of four traces that tripped
-// gateway's breaker on shipping, two stop at account timing out on
-// something it does not name, one goes through account on to
-// identity-provider, one to geo. The bare timeouts would have gone on if
-// they could: they do not hold the walk at account.
-func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
-	wantSuspect(t, storeAnalyzeBreakerDescendsPastBareTimeouts(), "identity-provider")
-}
-
-// storeAnalyzeBreakerDescendsPastBareTimeouts is the store of TestAnalyzeBreakerDescendsPastBareTimeouts.
-func storeAnalyzeBreakerDescendsPastBareTimeouts() *windowStore {
-	st := &windowStore{}
-	from503 := "request to account failed: unexpected status 503 Service Unavailable from account"
-	for k := range 2 {
-		at := 20_000 + 1000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb00+k),
-			logAt("", "account", at, schema.SeverityError, "Error handling request: timeout of 5000ms exceeded"),
-			logAt("", "shipping", at+5, schema.SeverityError, from503))...)
-	}
-	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb02),
-		logAt("", "account", 15_000, schema.SeverityError, "request to identity-provider failed: timeout of 3000ms exceeded"),
-		logAt("", "shipping", 15_005, schema.SeverityError, from503))...)
-	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb03),
-		logAt("", "geo", 16_000, schema.SeverityError, "NullPointerException: region is null"),
-		logAt("", "shipping", 16_005, schema.SeverityError, "request to geo failed: unexpected status 500 Internal Server Error from geo"))...)
-	slices.SortStableFunc(st.recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
-	st.recs = append(st.recs, openBreaker(60_000, "failed to call shipping: hystrix: circuit open",
-		map[string]string{schema.AttrPeerService: "shipping"})...)
-	return st
 }
 
 // TestAnalyzeBlindBreakerNamedByItsOwnLines: account's breaker refuses

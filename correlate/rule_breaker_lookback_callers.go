@@ -17,7 +17,7 @@ import (
 // the dependency's own errors may be about something else. A call that the
 // dependency refused fast (its own breaker open) is the refusal's echo and
 // does not count, nor does a failure of the dependency itself (already
-// read). The longest name callers give it becomes the alias.
+// read).
 //
 // Constants: breakerLookback, breakerScanAll.
 // Test: TestRules/breaker_lookback_callers (TestAnalyzeBreakerStartsAtTheFailedCalls;
@@ -30,11 +30,8 @@ func lookbackCallers(ctx context.Context, st WindowStore, s *tripSearch) error {
 	}
 	q := schema.WindowQuery{From: s.lead.at.Add(-breakerLookback / 4), To: s.lead.at,
 		ErrorsOnly: true, Limit: breakerScanAll}
-	more, alias, err := causeHits(ctx, st, s, q, ruleLookbackCallers)
+	more, err := causeHits(ctx, st, s, q, ruleLookbackCallers)
 	more = slices.DeleteFunc(more, func(h traceHit) bool { return h.refused || sameService(h.from, s.lead.dep) })
 	s.hits = append(s.hits, more...)
-	if len(alias) > len(s.alias) {
-		s.alias = alias
-	}
 	return err
 }

@@ -27,8 +27,8 @@ func lookbackCalls(ctx context.Context, st WindowStore, s *tripSearch) error {
 			return nil
 		}
 		q := schema.WindowQuery{From: s.lead.at.Add(-back), To: s.lead.at, ErrorsOnly: true, Limit: breakerScanAll}
-		hits, alias, err := causeHits(ctx, st, s, q, ruleLookbackCalls)
-		s.hits, s.alias = hits, alias
+		hits, err := causeHits(ctx, st, s, q, ruleLookbackCalls)
+		s.hits = hits
 		if err != nil {
 			return err
 		}

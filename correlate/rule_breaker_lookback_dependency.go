@@ -22,7 +22,7 @@ const ruleLookbackDependency = "breaker_lookback_dependency"
 func lookbackDependency(ctx context.Context, st WindowStore, s *tripSearch) error {
 	q := schema.WindowQuery{From: s.lead.at.Add(-breakerLookback), To: s.lead.at, Service: s.lead.dep,
 		ErrorsOnly: true, Limit: breakerScan}
-	hits, alias, err := causeHits(ctx, st, s, q, ruleLookbackDependency)
-	s.hits, s.alias = hits, alias
+	hits, err := causeHits(ctx, st, s, q, ruleLookbackDependency)
+	s.hits = hits
 	return err
 }

@@ -26,7 +26,7 @@ func lookbackFar(ctx context.Context, st WindowStore, s *tripSearch) error {
 	}
 	q := schema.WindowQuery{From: s.lead.at.Add(-breakerLookbackFar), To: s.lead.at.Add(-breakerLookback),
 		Service: s.lead.dep, ErrorsOnly: true, Limit: breakerScanAll}
-	hits, _, err := causeHits(ctx, st, s, q, ruleLookbackFar)
+	hits, err := causeHits(ctx, st, s, q, ruleLookbackFar)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func voteMost(v *tally) {
 			best = s
 		}
 	}
-	v.best, v.root = best, best
+	v.best = best
 	if best != "" {
 		v.by = ruleVoteMost
 	}

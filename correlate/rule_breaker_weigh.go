@@ -90,25 +90,24 @@ func weigh(ctx context.Context, st WindowStore, s *tripSearch, hits []traceHit) 
 			r.apply(v)
 		}
 	}
-	return v.trip(s.alias)
+	return v.trip()
 }
 
 // tally is the vote of the tripping traces kept: the suspects in the
 // order first named, each one's votes, example trace, own lead and silent
 // caller, and every walk. The vote rules set best, the suspect they
-// settle on, root, the one before descending, and by, the rule that set
-// best.
+// settle on, and by, the rule that set best.
 type tally struct {
-	named      bool // the breaker named its dependency
-	order      []string
-	votes      map[string]int
-	examples   map[string]schema.TraceID
-	leads      map[string]*breakerLead
-	callers    map[string]*silentCaller
-	walks      []walked
-	total      int
-	best, root string
-	by         string
+	named    bool // the breaker named its dependency
+	order    []string
+	votes    map[string]int
+	examples map[string]schema.TraceID
+	leads    map[string]*breakerLead
+	callers  map[string]*silentCaller
+	walks    []walked
+	total    int
+	best     string
+	by       string
 }
 
 // add counts the walk r of the tripping trace h.
@@ -140,20 +139,14 @@ func (v *tally) add(h traceHit, r *Result, lead *breakerLead) {
 }
 
 // trip is what the vote settled.
-func (v *tally) trip(alias string) trip {
+func (v *tally) trip() trip {
 	if v.best == "" {
-		return trip{alias: alias}
+		return trip{}
 	}
 	best := v.best
 	score := reach(v.walks, best, "")
-	deeper, deeperVotes := "", 0
-	for _, s := range v.order {
-		if n := reach(v.walks, s, best); !sameService(s, best) && n > deeperVotes {
-			deeper, deeperVotes = s, n
-		}
-	}
 	return trip{suspect: best, votes: score, via: score - v.votes[best], of: v.total, example: v.examples[best],
-		next: v.leads[best], deeper: deeper, deeperVotes: deeperVotes, caller: v.callers[best], alias: alias,
+		next: v.leads[best], caller: v.callers[best],
 		rules: append(v.lookbacks(best), v.by), walks: v.walks}
 }
 

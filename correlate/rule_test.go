@@ -43,20 +43,12 @@ func TestRules(t *testing.T) {
 		{ruleHitOwnRefusals, storeAnalyzeBlindBreakerSkipsItsOwnRefusals, openTrace, "ledger", false},
 
 		{ruleTripUnfelt, storeAnalyzeBreakerIgnoresErrorsNoCallerFelt, openTrace, "payment", false},
-		{ruleTripUsualOrigin, storeUsualOrigin, openTrace, "payment", false},
 		{ruleTripUsualSuspect, storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt, openTrace, "payment", false},
 		{ruleTripSilentCall, storeSilentCall, openTrace, "payment", false},
 		{ruleTripBlindDependency, storeAnalyzeBlindBreakerLooksFurtherBack, openTrace, "identity-provider", false},
-		{ruleTripOwnService, storeAnalyzeBreakerIgnoresWalksBackToItsOwnService, openTrace, "payment", false},
-		{ruleTripRefusalEcho, storeRefusalEcho, openTrace, "psp", false},
 
 		{ruleVoteMost, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", true},
-		{ruleVoteDescend, storeAnalyzeBreakerDescendsPastBareTimeouts, openTrace, "identity-provider", true},
-		{ruleVoteNamedMajority, storeSplitVote, openTrace, "session", false},
 
-		{ruleBreakerAddress, storeBreakerAddress, openTrace, "identity-provider", true},
-		{ruleBreakerAlias, storeAlias, openTrace, "session-service", true},
-		{ruleBreakerNextDown, func() *windowStore { return walksThroughAds(false) }, openTrace, "fraud", true},
 		{ruleBreakerKind, storeBreakerKind, openTrace, "ledger", true},
 	}
 	// The rules that decide the suspect's kind, not its service: the kind
@@ -148,50 +140,6 @@ func storeOwnWork() *windowStore {
 	return paymentTripped(st, 10_000, 40_000)
 }
 
-// storeServerSpan: session's server spans failed, naming no peer, in the
-// latest traces (with an exception type, so that the walks would settle
-// on session); a server span's status says nothing of why it failed.
-func storeServerSpan() *windowStore {
-	st := &windowStore{}
-	for k := range 3 {
-		s := span(fmt.Sprintf("%016x", 0xe00+k), "", "session", "h1", 60_000+1000*k, 20)
-		s.Status = schema.StatusError
-		s.Attrs[schema.AttrExceptionType] = "java.lang.OutOfMemoryError"
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k), s,
-			logAt("", "gateway", 60_030+1000*k, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
-	}
-	return paymentTripped(st, 30_000, 100_000)
-}
-
-// storeSplitVote: two tripping traces point at payment, two at fraud: no
-// majority, so the breaker's named dependency stays the suspect.
-func storeSplitVote() *windowStore {
-	st := &windowStore{}
-	for k := range 2 {
-		at := 12_000 + 1000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xf00+k),
-			logAt("", "fraud", at, schema.SeverityError, "NullPointerException: score is null"),
-			logAt("", "session", at+5, schema.SeverityError,
-				"request to fraud failed: unexpected status 500 Internal Server Error from fraud"),
-			logAt("", "gateway", at+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
-	}
-	return paymentTripped(st, 10_000, 40_000)
-}
-
-// storeAlias: session logs nothing; mobile's calls to it, which name it
-// session-service, timed out.
-func storeAlias() *windowStore {
-	st := &windowStore{}
-	for k := range 2 {
-		r := logAt("", "mobile", 30_000+1000*k, schema.SeverityError, "GET /profile failed: context deadline exceeded")
-		r.Attrs = map[string]string{schema.AttrPeerService: "session-service"}
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0x1000+k), r)...)
-	}
-	st.recs = append(st.recs, openBreaker(40_000, "failed to call session: hystrix: circuit open",
-		map[string]string{schema.AttrPeerService: "session"})...)
-	return st
-}
-
 // storeSilentCall: in the last seconds mobile's calls to session timed
 // out while session only warned of GC pauses: no error of its own to tell
 // what tripped gateway's breaker on it.
@@ -207,49 +155,6 @@ func storeSilentCall() *windowStore {
 	return paymentTripped(st, 10_000, 40_000)
 }
 
-// storeUsualOrigin: session has logged "something went wrong" all hour;
-// in two traces that line came first, before session ran out of memory.
-// The line is noise, and so is what follows it there.
-func storeUsualOrigin() *windowStore {
-	st := &windowStore{}
-	const open = 4_000_000
-	noise := "something went wrong"
-	for k := range 60 {
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0x1300+k),
-			logAt("", "session", open-3_600_000+k*60_000, schema.SeverityError, noise))...)
-	}
-	for k := range 2 {
-		at := open - 100_000 + 10_000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0x1400+k),
-			logAt("", "session", at, schema.SeverityError, noise),
-			logAt("", "session", at+3, schema.SeverityError, "java.lang.OutOfMemoryError: Java heap space"),
-			logAt("", "gateway", at+9, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
-	}
-	return paymentTripped(st, open-60_000, open)
-}
-
-// storeBreakerAddress: account's breaker names nothing; account failed to
-// connect to an address no record names, and its breaker lines name
-// identityProvider.
-func storeBreakerAddress() *windowStore {
-	const open = 100_000
-	st := &windowStore{}
-	for k := range 4 {
-		ms := open - 90_000 + 20_000*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
-			logAt("", "account", ms, schema.SeverityError, "Error handling request: connect ECONNREFUSED 10.1.7.9:8080"),
-			logAt("", "shipping", ms+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
-		if k >= 2 {
-			st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k),
-				logAt("", "account", ms+10, schema.SeverityWarn, `circuit "identityProvider" opened`))...)
-		}
-	}
-	st.recs = append(st.recs, inTrace(string(openTrace),
-		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
-		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
-	return st
-}
-
 // storeBreakerKind: gateway's breaker on ledger opened after mobile's
 // calls to ledger timed out, ledger logging nothing: what tripped it is
 // ledger's timeout, and that is the suspect's kind.
@@ -263,4 +168,19 @@ func storeBreakerKind() *windowStore {
 	st.recs = append(st.recs, openBreaker(40_000, "failed to call ledger: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "ledger"})...)
 	return st
+}
+
+// storeServerSpan: session's server spans failed, naming no peer, in the
+// latest traces (with an exception type, so that the walks would settle
+// on session); a server span's status says nothing of why it failed.
+func storeServerSpan() *windowStore {
+	st := &windowStore{}
+	for k := range 3 {
+		s := span(fmt.Sprintf("%016x", 0xe00+k), "", "session", "h1", 60_000+1000*k, 20)
+		s.Status = schema.StatusError
+		s.Attrs[schema.AttrExceptionType] = "java.lang.OutOfMemoryError"
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k), s,
+			logAt("", "gateway", 60_030+1000*k, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
+	}
+	return paymentTripped(st, 30_000, 100_000)
 }

@@ -99,12 +99,9 @@ type tripFilter struct {
 func tripFilters() []tripFilter {
 	return []tripFilter{
 		{ruleTripUnfelt, skipUnfelt},
-		{ruleTripUsualOrigin, skipUsualOrigin},
 		{ruleTripUsualSuspect, skipUsualSuspect},
 		{ruleTripSilentCall, skipSilentCall},
 		{ruleTripBlindDependency, skipBlindDependency},
-		{ruleTripOwnService, skipOwnService},
-		{ruleTripRefusalEcho, skipRefusalEcho},
 	}
 }
 
@@ -118,8 +115,6 @@ type voteRule struct {
 func voteRules() []voteRule {
 	return []voteRule{
 		{ruleVoteMost, voteMost},
-		{ruleVoteDescend, voteDescend},
-		{ruleVoteNamedMajority, voteNamedMajority},
 	}
 }
 
@@ -133,9 +128,6 @@ type hopRule struct {
 // hopRules apply after each hop, in order.
 func hopRules() []hopRule {
 	return []hopRule{
-		{ruleBreakerAddress, nameAddressByGuard},
-		{ruleBreakerAlias, renameByCallers},
-		{ruleBreakerNextDown, goOnNextDown},
 		{ruleBreakerKind, kindOfTrips},
 	}
 }

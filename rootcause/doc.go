@@ -268,8 +268,7 @@
 // requests); the others' weights are their most on the symptom scale
 // (symptomScale), of which a candidate's symptoms add at most wSymptoms to
 // its score. Each rule pays for itself in `analyze eval --ablate` over
-// every set: pointed_at, error_rate, pattern_shift, onset, was_down, breaker_address (as a vote adjuster here; correlate keeps its
-// own), usual_origin and queueing (calls whose waits spread as well as
+// every set: pointed_at, error_rate, pattern_shift, onset, was_down, breaker_address, usual_origin and queueing (calls whose waits spread as well as
 // shifted read as cpu-starvation: right on Online Boutique, wrong on the
 // simulator's network delays, which spread) were deleted when turning
 // them off changed nothing, pooled over both real sets and the simulator
