@@ -24,6 +24,7 @@ type evalFlags struct {
 	rules     string
 	sample    int
 	origins   int
+	mem       memoryLimit
 }
 
 // evalSet is the cases found under one DIR argument.
@@ -48,6 +49,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
 	fs.IntVar(&f.origins, "origins", 0,
 		"check the per-trace origin of at most N of a case's failing traces, evenly spread (0: all of them; with --ablate, 30: it checks them once per variant)")
+	fs.Var(&f.mem, "memory-limit", memoryLimitHelp)
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")
@@ -69,6 +71,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		}
 		sets = append(sets, evalSet{dir: d, cases: cases})
 	}
+	// An ablation analyses a case many times over, two at once: without
+	// the limit the collector (GOGC 400) let it grow past the machine.
+	_, restore := f.mem.apply(e.Getenv)
+	defer restore()
 	opt := evaluate.Options{Top: f.top, Baselines: f.baselines, Origins: f.origins}
 	if f.ablate && f.origins == 0 {
 		opt.Origins = ablationOrigins

@@ -167,3 +167,16 @@ func TestEvalOrigins(t *testing.T) {
 		t.Errorf("--origins above the count: %d checked, want all %d", n, all)
 	}
 }
+
+// eval takes --memory-limit as the other analysing commands do: an
+// ablation analyses each case many times, two at once.
+func TestEvalMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runCmd(t, "eval", "--memory-limit", "lots", dir)
+	if code != exitUsage || !strings.Contains(errs, "memory-limit") {
+		t.Errorf("--memory-limit lots: exit %d, stderr %q; want a usage error naming the flag", code, errs)
+	}
+	if _, _, errs := runCmd(t, "eval", "--help"); !strings.Contains(errs, "-memory-limit") {
+		t.Errorf("eval --help does not list --memory-limit:\n%s", errs)
+	}
+}
