@@ -31,8 +31,9 @@ type CaseAblation struct {
 //
 // It tests groups first: rules are switched off half at a time, and a
 // group whose absence leaves the case as it was (the same candidates in
-// the same order, the same kind, as many origins right) is taken to hold no rule whose absence
-// alone changes it; only the groups that change it are split further.
+// the same order, the same kind, as many origins right) is taken to hold
+// no rule whose absence alone changes it; only the groups that change it
+// are split further.
 // Most rules decide nothing in a given case, so a case costs a few
 // analyses per rule that matters there, not one per rule. What this
 // misses is a rule whose absence another's absence exactly undoes, in the

@@ -321,7 +321,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 		if isErr || r.Severity >= schema.SeverityWarn {
 			var target string
 			ts.kind, target = correlate.ClassifyTarget(r)
-			if target != "" && !strings.Contains(target, ".") && !correlate.IsAddress(target) {
+			if target != "" && !strings.Contains(target, ".") { // not a host, not an address
 				if p.told == nil {
 					p.told = map[string]struct{}{}
 				}

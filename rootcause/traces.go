@@ -3,6 +3,7 @@ package rootcause
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -703,18 +704,14 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 	// such name it is the same service as, the longest (or the known one)
 	// standing for both; with several, it stays itself.
 	names := sortedKeys(spelling)
-	others := slices.Clone(names)
 	for _, p := range [...]*period{w, b} {
-		for n := range p.told {
-			if k := correlate.NameKey(n); !slices.Contains(others, k) {
-				others = append(others, k)
-				if _, ok := spelling[k]; !ok {
-					spelling[k] = n
-				}
+		for _, n := range slices.Sorted(maps.Keys(p.told)) {
+			if k := correlate.NameKey(n); !slices.Contains(names, k) && len(n) > len(spelling[k]) {
+				spelling[k] = n // the most punctuated, as for the votes
 			}
 		}
 	}
-	slices.Sort(others)
+	others := sortedKeys(spelling) // the votes' names and the told ones
 	for _, k := range names {
 		t := spelling[k]
 		if known(w, b, t) || strings.Contains(t, ".") {
@@ -726,7 +723,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 			if k2 == k || strings.Contains(u, ".") || !correlate.SameService(t, u) {
 				continue
 			}
-			if same != "" && same != u {
+			if same != "" {
 				same = ""
 				break
 			}
