@@ -57,6 +57,9 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if err == nil && f.baselines && f.ablate {
 		err = badUsage("give --baselines or --ablate, not both")
 	}
+	if err == nil && f.origins < 0 {
+		err = badUsage("--origins is a count of failing traces per case (0: all of them), not %d", f.origins)
+	}
 	if err == nil && f.rules != "" && !f.ablate {
 		err = badUsage("--rules goes with --ablate")
 	}

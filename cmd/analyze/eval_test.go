@@ -166,6 +166,9 @@ func TestEvalOrigins(t *testing.T) {
 	if n, _ := checked("--origins", "100000"); n != all {
 		t.Errorf("--origins above the count: %d checked, want all %d", n, all)
 	}
+	if code, _, errs := runCmd(t, "eval", "--origins", "-1", set); code != exitUsage || !strings.Contains(errs, "--origins") {
+		t.Errorf("--origins -1: exit %d, stderr %q; want a usage error naming the flag", code, errs)
+	}
 }
 
 // eval takes --memory-limit as the other analysing commands do: an
