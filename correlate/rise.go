@@ -65,6 +65,9 @@ func countLines(ctx context.Context, st WindowStore, svc string, from, to time.T
 	q := schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: riseScan}
 	n, read := 0, 0
 	var first, last time.Time
+	// One record the matcher is handed a pointer to: a pointer to the
+	// loop's own would move each record to the heap.
+	cur := new(schema.Record)
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return 0, 0, err
@@ -76,7 +79,8 @@ func countLines(ctx context.Context, st WindowStore, svc string, from, to time.T
 			last = r.Time
 		}
 		read++
-		if match(&r) {
+		*cur = r
+		if match(cur) {
 			n++
 		}
 	}

@@ -62,7 +62,7 @@ func blameTroubledCaller(ctx context.Context, st WindowStore, a *storeAnalysis) 
 		return
 	}
 	t, err := memoized(a.memo, memoKey(ruleTroubledCaller, c.svc, quantumEnd(c.at)), func() (trouble, error) {
-		return troubleBefore(ctx, st, c.svc, quantumEnd(c.at))
+		return troubleBefore(ctx, st, a.memo, c.svc, quantumEnd(c.at))
 	})
 	if err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("cannot read the warnings of %s: %v", c.svc, err))
@@ -92,14 +92,15 @@ type trouble struct {
 }
 
 // troubleBefore counts svc's lines of trouble in the troubleLookback
-// before at and in the troubleEarlier before that.
-func troubleBefore(ctx context.Context, st WindowStore, svc string, at time.Time) (trouble, error) {
+// before at and in the troubleEarlier before that, classifying each line
+// once per memo.
+func troubleBefore(ctx context.Context, st WindowStore, memo *storeMemo, svc string, at time.Time) (trouble, error) {
 	t := trouble{counts: map[schema.Kind]int{}, samples: map[schema.Kind]string{}}
 	troubled := func(r *schema.Record) bool {
 		if r.Type != schema.TypeLog {
 			return false
 		}
-		k := Classify(r)
+		k := memo.classify(r)
 		if k != schema.KindResourceGC && k != schema.KindOOM {
 			return false
 		}

@@ -81,9 +81,49 @@ type storeMemo struct {
 	// keys holds what the records say of the traces that name each
 	// keyed breaker's key (breaker_lookback_key).
 	keys map[string]*keySpan
+	// kinds holds the kind Classify gave each warning and error a rule
+	// weighed (troubled_caller reads the same hour of a caller's lines
+	// for each tripQuantum: classifying them again each time was most of
+	// a large window's analysis), up to maxMemoKinds lines.
+	kinds map[lineKey]schema.Kind
+}
+
+// maxMemoKinds caps storeMemo.kinds: about 100 MB of keys at most, and
+// errorsRead holds no more lines than that.
+const maxMemoKinds = 1 << 20
+
+// lineKey tells a log line apart from every other: its service, time,
+// severity and text.
+type lineKey struct {
+	svc  string
+	at   int64
+	sev  schema.Severity
+	body string
 }
 
 func newStoreMemo() *storeMemo { return &storeMemo{found: map[string]any{}} }
+
+// classify is Classify(r), remembered for each line of m (nil: not
+// remembered). A log line's kind depends on its text, severity and
+// attributes; two lines of one service at the same nanosecond with the
+// same text and severity are the same line.
+func (m *storeMemo) classify(r *schema.Record) schema.Kind {
+	if m == nil || r.Type != schema.TypeLog {
+		return Classify(r)
+	}
+	key := lineKey{r.Service, r.Time.UnixNano(), r.Severity, r.Body}
+	if k, ok := m.kinds[key]; ok {
+		return k
+	}
+	k := Classify(r)
+	if m.kinds == nil {
+		m.kinds = map[lineKey]schema.Kind{}
+	}
+	if len(m.kinds) < maxMemoKinds {
+		m.kinds[key] = k
+	}
+	return k
+}
 
 // memoized returns what f gives for key, calling f only the first time m
 // is asked for key. An error is returned, never remembered.
