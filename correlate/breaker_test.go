@@ -540,3 +540,34 @@ func storeAnalyzeBlindBreakerNamedByItsOwnLines() *windowStore {
 		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
 	return st
 }
+
+// TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals: worker's
+// breaker names nothing. In the minutes before, two messages timed out on
+// psp, which tripped it; since, its refusals failed three messages' every
+// delivery, and each went to the dead-letter queue. Those dead letters sum
+// up refusals, not what tripped the breaker.
+func TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals(t *testing.T) {
+	wantSuspect(t, storeRefusalEcho(), "psp")
+}
+
+// storeRefusalEcho is the store of TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals.
+func storeRefusalEcho() *windowStore {
+	const open = 300_000
+	st := &windowStore{}
+	for k, ms := range []int{open - 100_000, open - 95_000} {
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
+			logAt("", "worker", ms, schema.SeverityError, "request to psp failed: timeout of 3000ms exceeded"))...)
+	}
+	for k := range 3 {
+		ms := open - 60_000 + 10_000*k
+		id := fmt.Sprintf("%032x", 0xd10+k)
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "worker", ms, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "worker", ms+1, schema.SeverityWarn, fmt.Sprintf("message m%d from order-events failed (attempt 1/2), redelivering in 1s", k)),
+			logAt("", "worker", ms+1000, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "worker", ms+1001, schema.SeverityError, fmt.Sprintf("message m%d for order %d moved to order-events-dead-letter after 2 attempts", k, 70+k)))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "worker", open, schema.SeverityError, "Error handling request: Breaker is open"))...)
+	return st
+}

@@ -198,6 +198,11 @@ func TestHintFromText(t *testing.T) {
 		// urllib3's pool names its host, without a scheme.
 		{`Retrying app.clients.keys.call in 0.50 seconds as it raised HTTPConnectionPool(host='api.drm-keys.example.com', port=8080): Read timed out.`, "api.drm-keys.example.com"},
 		{`HTTPSConnectionPool(host="ledger", port=443): Max retries exceeded with url: /v1/entries`, "ledger"},
+		// A breaker kept for a composite key ("provider:region") names no
+		// dependency; a port after the name is no key.
+		{`Request processing failed: CircuitBreaker 'gcp:europe-west4' is OPEN and does not permit further calls`, ""},
+		{`circuit breaker "aws:us-east-1" state changed from closed to open`, ""},
+		{`CircuitBreaker 'ledger:8443' is OPEN and does not permit further calls`, "ledger"},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {

@@ -246,10 +246,11 @@
 // kind and per-trace origins, over both real sets and the simulator's
 // families at a 15-minute and a one-minute baseline):
 // trip_filter_usual_origin, trip_filter_own_service,
-// trip_filter_refusal_echo, breaker_vote_descend,
-// breaker_vote_named_majority, breaker_address, breaker_alias and
-// breaker_next_down were deleted when switching them off changed no case
-// on seeds 43000 to 46000. In order:
+// breaker_vote_descend, breaker_vote_named_majority, breaker_address,
+// breaker_alias and breaker_next_down were deleted when switching them off
+// changed no case on seeds 43000 to 46000 (trip_filter_refusal_echo,
+// deleted with them, came back: without it the payment cascade of seed
+// 47011 ranks its dead-letter queue first). In order:
 //
 //	storeRules, after the per-trace steps:
 //	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore, tripQuantum TestRules/usual_noise
@@ -280,6 +281,8 @@
 //	trip_filter_usual_suspect    the walk ends at a weak or transient own error its service logs as usual           breakerLookback, usualBefore               TestRules/trip_filter_usual_suspect
 //	trip_filter_silent_call      a caller's call, and nothing of the dependency's own (not a 429, not refused)     none                                       TestRules/trip_filter_silent_call
 //	trip_filter_blind_dependency the walk ends at the dependency's symptom naming no callee                        none                                       TestRules/trip_filter_blind_dependency
+//	trip_filter_refusal_echo     unnamed breaker: the walk ends at its service's dead letter or retries given up,  none                                       TestRules/trip_filter_refusal_echo
+//	                             after its breaker refused in the same trace
 //
 //	voteRules, on the walks kept:
 //	breaker_vote_most            the service most walks end at or go through                                        none                                       TestRules/breaker_vote_most

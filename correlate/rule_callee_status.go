@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/faultline/faultline/schema"
@@ -19,7 +20,9 @@ import (
 //
 // Condition: a failure whose class came from a 5xx status attribute; its
 // text states, after "returned", "answered", "responded" or "status
-// code", an HTTP status of another class.
+// code", an HTTP status of another class, or gives one with its reason
+// phrase before " from " and the request (a Spring client's "422
+// Unprocessable Entity from POST https://...").
 // Scenario: testdata/callee_status.txtar.
 const ruleCalleeStatus = "callee_status"
 
@@ -40,6 +43,9 @@ func classifyByCalleeStatus(t *Trace) {
 		l = lowered{}
 		l.init(buf, r)
 		code := l.statusAfter("returned ", "answered ", "responded ", "status code ")
+		if code == 0 {
+			code = statusFrom(l.s)
+		}
 		if k := httpKind(code); k != "" && k != schema.KindTransient && e.fail >= 0 {
 			e.class = k
 			t.fails[e.fail].calleeStatus = code
@@ -50,10 +56,35 @@ func classifyByCalleeStatus(t *Trace) {
 // mayStateAnswer is a cheap test, before the text is lowered, that body
 // may state its callee's answer.
 func mayStateAnswer(body string) bool {
-	for _, w := range [...]string{"eturned ", "nswered ", "esponded ", "tatus code "} {
+	for _, w := range [...]string{"eturned ", "nswered ", "esponded ", "tatus code ", " from "} {
 		if strings.Contains(body, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// statusFrom reads the status of "422 unprocessable entity from post
+// https://..." in lowered text: three digits, the status's reason phrase
+// as net/http spells it, then " from ". 0 when the text has none.
+func statusFrom(s string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], " from ")
+		if i < 0 {
+			return 0
+		}
+		i += from
+		from = i + 1
+		// The reason phrase has a few words: try each three-digit run
+		// that starts at most 40 bytes before " from ".
+		for j := max(0, i-40); j+3 < i; j++ {
+			if !isDigit(s[j]) || !isDigit(s[j+1]) || !isDigit(s[j+2]) || j > 0 && isDigit(s[j-1]) {
+				continue
+			}
+			code := int(s[j]-'0')*100 + int(s[j+1]-'0')*10 + int(s[j+2]-'0')
+			if reason := http.StatusText(code); reason != "" && s[j+3:i] == " "+strings.ToLower(reason) {
+				return code
+			}
+		}
+	}
 }

@@ -46,6 +46,7 @@ func TestRules(t *testing.T) {
 		{ruleTripUsualSuspect, storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt, openTrace, "payment", false},
 		{ruleTripSilentCall, storeSilentCall, openTrace, "payment", false},
 		{ruleTripBlindDependency, storeAnalyzeBlindBreakerLooksFurtherBack, openTrace, "identity-provider", false},
+		{ruleTripRefusalEcho, storeRefusalEcho, openTrace, "psp", false},
 
 		{ruleVoteMost, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", true},
 

@@ -102,6 +102,7 @@ func tripFilters() []tripFilter {
 		{ruleTripUsualSuspect, skipUsualSuspect},
 		{ruleTripSilentCall, skipSilentCall},
 		{ruleTripBlindDependency, skipBlindDependency},
+		{ruleTripRefusalEcho, skipRefusalEcho},
 	}
 }
 

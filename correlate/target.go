@@ -36,6 +36,11 @@ func hintFromText(l *lowered) string {
 			return h, i
 		}
 		if tok := nameToken(rest); tok != "" {
+			if composite(rest, tok) && strings.Contains(m, "circuit") {
+				// A breaker kept for "provider:region" names no
+				// dependency: it is keyed (breakerKey).
+				return "", -1
+			}
 			if isIPv4(tok) {
 				addr = cmp.Or(addr, tok)
 				return "", -1
@@ -124,6 +129,18 @@ func hostAfterScheme(s string) string {
 		h = h[:end]
 	}
 	return strings.Clone(h)
+}
+
+// composite reports whether the name tok that nameToken read from rest is
+// the first part of a composite key such as "gcp:europe-west4": a colon
+// and then a letter, not a port.
+func composite(rest, tok string) bool {
+	i := strings.Index(rest, tok)
+	if i < 0 {
+		return false
+	}
+	rest = rest[i+len(tok):]
+	return len(rest) >= 2 && rest[0] == ':' && isLetter(rest[1])
 }
 
 // nameToken reads a service-like name: letters, digits, '.', '-', '_'.

@@ -150,14 +150,22 @@ func TestTailOf(t *testing.T) {
 	for _, c := range []struct {
 		label string
 		names []string
+		text  string
 		want  string
 	}{
-		{"us-tx-1", []string{"edge-router", "instances-lambda-us-tx-1", "instances-lambda-eu-west-1"}, "instances-lambda-us-tx-1"},
-		{"fsn1", []string{"instances-hetzner-fsn1", "instances-hetzner-fsn1-b"}, "instances-hetzner-fsn1"},
-		{"eu-1", []string{"db-eu-1", "cache-eu-1"}, ""}, // two candidates: no guess
-		{"db", []string{"orders-db"}, ""}, // too short to say anything
+		{"us-tx-1", []string{"edge-router", "instances-lambda-us-tx-1", "instances-lambda-eu-west-1"}, "", "instances-lambda-us-tx-1"},
+		{"fsn1", []string{"instances-hetzner-fsn1", "instances-hetzner-fsn1-b"}, "", "instances-hetzner-fsn1"},
+		{"eu-1", []string{"db-eu-1", "cache-eu-1"}, "", ""}, // two candidates: no guess
+		{"db", []string{"orders-db"}, "", ""},               // too short to say anything
+		// Two names end with the region; the host's other labels tell
+		// them apart, and no host, or one that fits both alike, does not.
+		{"us-east-1", []string{"aws-api-us-east-1", "instances-aws-us-east-1"},
+			"circuit breaker for aws:us-east-1 is open, not calling us-east-1.aws.instances.internal", "instances-aws-us-east-1"},
+		{"us-east-1", []string{"aws-api-us-east-1", "instances-aws-us-east-1"}, "circuit aws:us-east-1 open", ""},
+		{"us-east-1", []string{"aws-api-us-east-1", "instances-aws-us-east-1"}, "GET https://us-east-1.aws.example.com/", ""},
+		{"us-east-1", []string{"aws-api-us-east-1", "instances-aws-us-east-1"}, "dial tcp eu-us-east-1.instances.internal", ""},
 	} {
-		if got := tailOf(c.label, c.names); got != c.want {
+		if got := tailOf(c.label, c.names, c.text); got != c.want {
 			t.Errorf("tailOf(%q, %q) = %q, want %q", c.label, c.names, got, c.want)
 		}
 	}
@@ -329,15 +337,16 @@ func TestVoteHops(t *testing.T) {
 		Failures: []correlate.Failure{
 			{Service: "front", Class: schema.KindCircuitOpen, Target: "user", Error: true, Role: "origin"},
 			{Service: "user", Class: schema.KindCircuitOpen, Target: "search", Error: true, Role: "cascade"},
-			{Service: "user", Class: schema.KindTransient, Target: "search", Error: false},           // a signal, not an error of the chain
-			{Service: "user", Class: schema.KindCircuitOpen, Error: true, Role: "cascade"},           // names nothing
-			{Service: "user", Class: schema.KindTransient, Error: true},                              // a bare 5xx
-			{Service: "ledger", Class: schema.KindResourceGC, Error: false},                          // its own trouble
-			{Service: "ledger", Class: schema.KindDependencyTimeout, Target: "ledger", Error: false}, // a symptom
+			{Service: "user", Class: schema.KindTransient, Target: "search", Error: false},                             // a signal, not an error of the chain
+			{Service: "user", Class: schema.KindCircuitOpen, Error: true, Role: "cascade"},                             // names nothing
+			{Service: "user", Class: schema.KindTransient, Error: true},                                                // a bare 5xx
+			{Service: "ledger", Class: schema.KindResourceGC, Error: false},                                            // its own trouble
+			{Service: "ledger", Class: schema.KindDependencyTimeout, Target: "ledger", Error: false},                   // a symptom
+			{Service: "search", Class: schema.KindDBPoolExhaustion, Target: "search-db", Error: true, Role: "cascade"}, // its own pool [own_trouble_stays]
 		},
 	}
-	got := newVote(res, "", 1).hops
-	want := []hop{{from: "user", to: "search"}, {from: "ledger", to: "ledger"}}
+	got := newVote(res, "", 1, false).hops
+	want := []hop{{from: "user", to: "search"}, {from: "ledger", to: "ledger"}, {from: "search", to: "search", own: true}}
 	if !slices.Equal(got, want) {
 		t.Errorf("hops = %+v, want %+v", got, want)
 	}

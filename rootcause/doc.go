@@ -310,6 +310,10 @@
 //	              leads where the failing traces it served lead               novelty
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
+//	own_trouble_stays an error of its own resources (a pool with no    —       half of the errors passing through  own_trouble_stays.txtar
+//	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
+//	              service, not the callee it names; nor does
+//	              breaker_trips move such a service's votes
 //	about_other   a line naming another service of the window as a    —       minAboutName 4                      about_other.txtar
 //	              word is that one's: not its writer's new error nor
 //	              a change in its writer's behaviour
@@ -329,6 +333,9 @@
 //	end_state     its own new errors tell of a later mechanism (or of —       endStates: oom, poison > pool, gc   end_state*.txtar
 //	              one, when its most telling line names none)
 //	crashed       its own new error says its process exits: down       —       exitWords                           crashed.txtar
+//	telling_votes the votes that name a mechanism choose the kind:     —       none                                telling_votes.txtar
+//	              unknown and transient votes (noise that followed a
+//	              chain) are left out when any other remains
 //	slow_transient its callers' votes say transient, but call timing   —       none (call_timing's test)           slow_transient.txtar
 //	              found the calls into it slowed: it hung, then
 //	              dropped them: dependency-timeout

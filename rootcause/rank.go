@@ -361,7 +361,11 @@ func describe(in *inputs, s *scored, sv *serviceVotes) (kind schema.Kind, sig sc
 		}
 	}
 	if kind == "" && sv != nil && len(sv.kinds) > 0 {
-		kind = topKeys(tripKinds(sv.kinds), 1)[0]
+		kinds := sv.kinds
+		if !in.off[ruleTellingVotes] {
+			kinds = tellingVotes(kinds)
+		}
+		kind = topKeys(tripKinds(kinds), 1)[0]
 		if kind.PointsElsewhere() && len(sv.pointedBy) > 0 {
 			kind = pointedKind(kind)
 		}

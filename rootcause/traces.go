@@ -153,7 +153,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 			return
 		}
 		tv.failed++
-		v := newVote(res, entryOf(recs), 0)
+		v := newVote(res, entryOf(recs), 0, opt.Off[ruleOwnTroubleStays])
 		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
@@ -235,9 +235,12 @@ type hop struct {
 	from, to string
 	sig      schema.Signature
 	weight   float64
+	// own is set when the error tells of from's own resources, whatever
+	// callee it names (own_trouble_stays).
+	own bool
 }
 
-func newVote(res *correlate.Result, entry string, weight float64) vote {
+func newVote(res *correlate.Result, entry string, weight float64, offOwn bool) vote {
 	v := vote{trace: res.TraceID, origin: *res.Origin, weight: weight, entry: entry}
 	v.target, v.kind = traceSuspect(res)
 	v.suspect = v.target
@@ -255,10 +258,39 @@ func newVote(res *correlate.Result, entry string, weight float64) vote {
 				v.hops = append(v.hops, hop{from: f.Service, to: f.Service, sig: f.Signature})
 			}
 		case f.Error && f.Role == "cascade":
-			v.hops = append(v.hops, hop{from: f.Service, to: f.Target, sig: f.Signature})
+			h := hop{from: f.Service, to: f.Target, sig: f.Signature}
+			if ownTrouble(f.Class) && !offOwn {
+				h.to, h.own = f.Service, true
+			}
+			v.hops = append(v.hops, h)
 		}
 	}
 	return v
+}
+
+// ruleOwnTroubleStays: an error that tells of its own service's resources
+// (a connection pool with no free connection, GC pauses, memory or CPU
+// running out) leads to that service, whatever callee it names. A pool's
+// "timeout acquiring a connection" to the orders database never reached
+// the database: the wait was for the service's own connections. Without
+// it, a service that is seldom a trace's first error hands the traces
+// passing through it to the database its pool errors name (pointerChains
+// follows where its errors mid-chain point), and the database, which wrote
+// nothing, ranks first for the service's exhausted pool.
+//
+// Condition: a cascade error of kind db-pool-exhaustion, resource-gc, oom
+// or cpu-starvation that names a callee.
+// Scenario: testdata/own_trouble_stays.txtar.
+const ruleOwnTroubleStays = "own_trouble_stays"
+
+// ownTrouble reports whether an error of kind k tells of its own
+// service's resources.
+func ownTrouble(k schema.Kind) bool {
+	switch k {
+	case schema.KindDBPoolExhaustion, schema.KindResourceGC, schema.KindOOM, schema.KindCPUStarvation:
+		return true
+	}
+	return false
 }
 
 // pointerChains follows pointers across traces: when the service a vote
@@ -295,8 +327,12 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 	// shows in the traces that pass through it.
 	passing := map[string]map[string]float64{} // service -> weighted targets of its errors mid-chain
 	rawPassing := map[[2]string]int{}
+	ownPassing := map[string]float64{} // service -> weight of those that tell of its own resources
 	for _, v := range votes {
 		for _, h := range v.hops {
+			if h.own {
+				ownPassing[h.from] += h.weight
+			}
 			m := passing[h.from]
 			if m == nil {
 				m = map[string]float64{}
@@ -366,8 +402,9 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 			// lead, or too few that the baseline's rate does not explain
 			// (its usual noise says nothing of today): those passing
 			// through it say it, else, when it refuses work, those it
-			// served (breaker_trips).
-			if passBest == "" && refusing[t] && !off[ruleBreakerTrips] {
+			// served (breaker_trips), unless those passing through it
+			// mostly tell of its own resources (own_trouble_stays).
+			if passBest == "" && refusing[t] && !off[ruleBreakerTrips] && !mostlyOwn(ownPassing[t], passing[t]) {
 				if passBest, _ = lead(t, served[t], rawServed); passBest != "" {
 					tripped[t] = true
 				}
@@ -398,6 +435,16 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 		}
 	}
 	return ch
+}
+
+// mostlyOwn reports whether own is at least half the weight of the
+// failures m.
+func mostlyOwn(own float64, m map[string]float64) bool {
+	total := 0.0
+	for _, w := range m {
+		total += w
+	}
+	return total > 0 && own*2 >= total
 }
 
 // chains are where pointer chains end: per target, the service its
@@ -673,7 +720,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 							}
 						}
 					}
-					a = tailOf(v.target, knownAll)
+					a = tailOf(v.target, knownAll, v.origin.Message)
 				}
 			}
 			aliases[k] = a
@@ -875,21 +922,79 @@ func aliasOf(label string, callees []string) string {
 // tailOf is the one name that ends with label after a dash, or "": a
 // host's first label is often the instance's region or site, the last
 // part of the service's name ("us-tx-1" of us-tx-1.lambda.internal for
-// instances-lambda-us-tx-1).
-func tailOf(label string, names []string) string {
+// instances-lambda-us-tx-1). When several names end with it, the host the
+// text gives under that label tells them apart: the name holding the most
+// of the host's other labels ("instances-aws-us-east-1", not
+// "aws-api-us-east-1", for us-east-1.aws.instances.internal), when one
+// holds more than the others.
+func tailOf(label string, names []string, text string) string {
 	if len(label) < 3 {
 		return ""
 	}
-	found, tail := "", "-"+strings.ToLower(label)
+	tail := "-" + strings.ToLower(label)
+	var found []string
 	for _, c := range names {
-		if strings.HasSuffix(strings.ToLower(c), tail) && c != found {
-			if found != "" {
-				return ""
-			}
-			found = c
+		if strings.HasSuffix(strings.ToLower(c), tail) && !slices.Contains(found, c) {
+			found = append(found, c)
 		}
 	}
-	return found
+	switch len(found) {
+	case 0:
+		return ""
+	case 1:
+		return found[0]
+	}
+	labels := hostLabels(label, text)
+	if len(labels) == 0 {
+		return ""
+	}
+	best, most, tie := "", 0, false
+	for _, c := range found {
+		n := 0
+		for _, part := range strings.Split(strings.ToLower(c[:len(c)-len(tail)]), "-") {
+			if slices.Contains(labels, part) {
+				n++
+			}
+		}
+		switch {
+		case n > most:
+			best, most, tie = c, n, false
+		case n == most:
+			tie = true
+		}
+	}
+	if most == 0 || tie {
+		return ""
+	}
+	return best
+}
+
+// hostLabels lists, lowercased, the labels after label of the first host
+// in text that begins with it ("aws", "instances", "internal" of
+// us-east-1.aws.instances.internal for us-east-1).
+func hostLabels(label, text string) []string {
+	low, lab := strings.ToLower(text), strings.ToLower(label)+"."
+	for i := 0; ; {
+		j := strings.Index(low[i:], lab)
+		if j < 0 {
+			return nil
+		}
+		j += i
+		if j == 0 || !isHostByte(low[j-1]) || low[j-1] == '.' {
+			end := j + len(lab)
+			for end < len(low) && isHostByte(low[end]) {
+				end++
+			}
+			if host := strings.Trim(low[j+len(lab):end], ".-"); host != "" {
+				return strings.Split(host, ".")
+			}
+		}
+		i = j + 1
+	}
+}
+
+func isHostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.'
 }
 
 // knownNames lists the services either period knows (known), once each;
