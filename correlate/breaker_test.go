@@ -571,3 +571,39 @@ func storeRefusalEcho() *windowStore {
 		logAt("", "worker", open, schema.SeverityError, "Error handling request: Breaker is open"))...)
 	return st
 }
+
+// storeCalleeNamedBefore: gateway's breaker for a region refuses, naming
+// only the region's host (eu-1.ledger.internal); a minute before, its
+// calls to that host failed and were retried, each line naming the callee
+// remote.service=ledger-eu.
+func storeCalleeNamedBefore() *windowStore {
+	const open = 300_000
+	st := &windowStore{}
+	for k := range 3 {
+		id := fmt.Sprintf("%032x", 0xe00+k)
+		retry := logAt("", "gateway", open-60_000+1000*k, schema.SeverityWarn,
+			`retrying request to ledger-eu attempt=2/2 error="Post \"https://eu-1.ledger.internal/\": connect: connection refused"`)
+		retry.Attrs = map[string]string{"remote.service": "ledger-eu"}
+		fail := logAt("", "gateway", open-59_500+1000*k, schema.SeverityError,
+			`upstream call failed: giving up after 2 attempts: Post "https://eu-1.ledger.internal/": connect: connection refused`)
+		fail.Attrs = map[string]string{"remote.service": "ledger-eu"}
+		st.recs = append(st.recs, inTrace(id, retry, fail)...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "upstream call failed: circuit breaker for ledger:eu-1 is open, not calling eu-1.ledger.internal", nil)...)
+	return st
+}
+
+// TestCalleeNamedBefore: a host's label names no service; the lines
+// before that name the host's callee do.
+func TestCalleeNamedBefore(t *testing.T) {
+	wantSuspect(t, storeCalleeNamedBefore(), "ledger-eu")
+	for _, c := range []struct{ text, label, want string }{
+		{`not calling EU-1.ledger.internal:8443/`, "eu-1", "eu-1.ledger.internal"},
+		{`not calling eu-1 (region down)`, "eu-1", ""},                                             // no host
+		{`calling ceu-1.ledger.internal, then eu-1.cache.internal`, "eu-1", "eu-1.cache.internal"}, // a label, not a suffix
+	} {
+		if got := hostBeginning(c.text, c.label); got != c.want {
+			t.Errorf("hostBeginning(%q, %q) = %q, want %q", c.text, c.label, got, c.want)
+		}
+	}
+}

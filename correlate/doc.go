@@ -255,6 +255,7 @@
 //	storeRules, after the per-trace steps:
 //	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore, tripQuantum TestRules/usual_noise
 //	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth, tripQuantum                  TestRules/breaker_follow
+//	callee_named_before          a suspect only a host's label names: the name its service's lines before give the host  breakerLookback, breakerScan, tripQuantum TestRules/callee_named_before
 //	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin, tripQuantum TestRules/troubled_caller
 //	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin, tripQuantum TestRules/caller_deploy
 //	                             (or of a caller passing on what the trace's one newly deployed service answered)

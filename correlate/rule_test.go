@@ -25,6 +25,7 @@ func TestRules(t *testing.T) {
 	}{
 		{ruleUsualNoise, storeSkipsUsualNoise, openTrace, "fx-rates-api", true},
 		{ruleBreakerFollow, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
+		{ruleCalleeNamedBefore, storeCalleeNamedBefore, openTrace, "ledger-eu", true},
 		{ruleTroubledCaller, func() *windowStore { return troubledStore(12, 2) }, tid, "shipping", true},
 		{ruleCallerDeploy, callerDeployStore(3_000_000, 0, false, "a7"), tid, "orders", true},
 

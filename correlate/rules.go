@@ -39,6 +39,7 @@ func storeRules() []storeRule {
 	return []storeRule{
 		{ruleUsualNoise, passOverUsualNoise},
 		{ruleBreakerFollow, followBreaker},
+		{ruleCalleeNamedBefore, nameCalleeBefore},
 		{ruleTroubledCaller, blameTroubledCaller},
 		{ruleCallerDeploy, blameCallerDeploy},
 	}

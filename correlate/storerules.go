@@ -11,10 +11,11 @@ import (
 )
 
 // StoreRules applies the rules of Analyze that read the store beyond one
-// trace (storeRules: usual_noise, breaker_follow, troubled_caller,
-// caller_deploy) to results of AnalyzeRecords, so that a caller that
-// already holds a trace's records (incident analysis, over every failing
-// trace of a window) gives each trace the suspect Analyze gives it.
+// trace (storeRules: usual_noise, breaker_follow, callee_named_before,
+// troubled_caller, caller_deploy) to results of AnalyzeRecords, so that a
+// caller that already holds a trace's records (incident analysis, over
+// every failing trace of a window) gives each trace the suspect Analyze
+// gives it.
 //
 // A StoreRules remembers what its rules found (storeMemo), the traces
 // they read (tracesRead) and the errors of each service (errorsRead): the
