@@ -27,6 +27,10 @@ type errorsRead struct {
 	WindowStore
 	spans map[string]*errorSpan // by WindowQuery.Service
 	held  int
+	// firsts holds the answers to reads of a window's first record (of
+	// any service, at any level: where the store's data of a stretch
+	// begins, which steadySince asks for every tripQuantum), by window.
+	firsts map[[2]int64]*schema.Record
 }
 
 // errorSpan is the errors and warnings of a service in [from, to), in the
@@ -48,6 +52,9 @@ func newErrorsRead(st WindowStore) *errorsRead {
 }
 
 func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	if q.Limit == 1 && !q.ErrorsOnly && q.Service == "" && !q.Newest && len(q.Attrs) == 0 {
+		return e.first(ctx, q)
+	}
 	if !q.ErrorsOnly || q.Limit <= 0 || q.Newest || len(q.Attrs) > 0 || !q.To.After(q.From) {
 		return e.WindowStore.WindowRecords(ctx, q)
 	}
@@ -71,6 +78,32 @@ func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) it
 				return
 			}
 			n++
+		}
+	}
+}
+
+// first answers a read of q's first record, from what an earlier read of
+// the same window found when there was one.
+func (e *errorsRead) first(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	return func(yield func(schema.Record, error) bool) {
+		key := [2]int64{q.From.UnixNano(), q.To.UnixNano()}
+		r, ok := e.firsts[key]
+		if !ok {
+			for rec, err := range e.WindowStore.WindowRecords(ctx, q) {
+				if err != nil {
+					yield(schema.Record{}, err) // a failed read is not kept
+					return
+				}
+				r = &rec
+				break
+			}
+			if e.firsts == nil {
+				e.firsts = map[[2]int64]*schema.Record{}
+			}
+			e.firsts[key] = r
+		}
+		if r != nil {
+			yield(*r, nil)
 		}
 	}
 }

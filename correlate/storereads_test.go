@@ -3,6 +3,7 @@ package correlate
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -53,5 +54,50 @@ func TestErrorsReadGivesWhatTheStoreGives(t *testing.T) {
 				t.Fatalf("%+v: errorsRead gives %d records, the store %d (or another order)", q, len(got), len(want))
 			}
 		}
+	}
+}
+
+// countedStore counts the window reads that reach its store.
+type countedStore struct {
+	*windowStore
+	reads int
+}
+
+func (c *countedStore) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	c.reads++
+	return c.windowStore.WindowRecords(ctx, q)
+}
+
+// TestErrorsReadFirstRecord: a read of a window's first record gives what
+// the store gives, and the same read again does not reach the store.
+func TestErrorsReadFirstRecord(t *testing.T) {
+	ctx := context.Background()
+	st := &countedStore{windowStore: &windowStore{memStore{recs: []schema.Record{
+		logAt("", "a", 5_000, schema.SeverityInfo, "first"),
+		logAt("", "b", 9_000, schema.SeverityError, "second"),
+	}}}}
+	e := newErrorsRead(st)
+	first := func(from, to int) string {
+		for r, err := range e.WindowRecords(ctx, schema.WindowQuery{From: at(from), To: at(to), Limit: 1}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Body
+		}
+		return ""
+	}
+	for range 2 {
+		if got := first(0, 60_000); got != "first" {
+			t.Errorf("first record of the minute = %q, want first", got)
+		}
+		if got := first(6_000, 60_000); got != "second" {
+			t.Errorf("first record from 6 s = %q, want second", got)
+		}
+		if got := first(10_000, 60_000); got != "" {
+			t.Errorf("first record from 10 s = %q, want none", got)
+		}
+	}
+	if st.reads != 3 {
+		t.Errorf("the store was read %d times for 3 windows asked twice each", st.reads)
 	}
 }

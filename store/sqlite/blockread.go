@@ -129,6 +129,10 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 	return hits, nil
 }
 
+// smallRead is the most records a window read may ask for and still not
+// decode blocks ahead of its consumer.
+const smallRead = 1000
+
 // windowChunk is one block's records in the window, in order.
 type windowChunk struct {
 	bseq    int64
@@ -146,7 +150,15 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 		}
 		keep := newAttrFilter(q.Attrs)
 		ctx, cancel := context.WithCancel(ctx)
-		ch := make(chan windowChunk, scanAhead)
+		// A read of a few records (a version at a time, one line of a
+		// service) stops after a block or two: decoding scanAhead more
+		// ahead of it, which it cancels unread, was most of what the
+		// analysis's thousands of such reads cost.
+		ahead := scanAhead
+		if limit <= smallRead {
+			ahead = 0
+		}
+		ch := make(chan windowChunk, ahead)
 		go db.produceBlocks(ctx, q, from, to, ch)
 		defer func() {
 			cancel()
