@@ -980,7 +980,7 @@ func hostLabels(label, text string) []string {
 			return nil
 		}
 		j += i
-		if j == 0 || !isHostByte(low[j-1]) || low[j-1] == '.' {
+		if j == 0 || !isHostByte(low[j-1]) {
 			end := j + len(lab)
 			for end < len(low) && isHostByte(low[end]) {
 				end++
