@@ -39,7 +39,8 @@ import (
 //
 // Localisation, in general terms of the graph:
 //   - calls into a service waited longer while its own work did not slow:
-//     its network or its pod (network-delay);
+//     its network or its pod (network-delay); when its calls out waited
+//     longer too, the requests they slowed are its as well;
 //   - its own work slowed at all (and with it, usually, the waits of calls
 //     into and out of it, since a starved process queues requests and sends
 //     late): it is starved of CPU (cpu-starvation), however much more the
@@ -50,7 +51,9 @@ import (
 //   - one caller's calls into a service that waited longer, while the
 //     service's other callers' did not, are the caller's, and so are a
 //     sole caller's when calls into it waited longer too or its own work
-//     slowed, unless the calls fail (a failing callee explains both);
+//     slowed (into a callee with spans, in as large a share of its spans,
+//     its excess, as the calls waited longer), unless the calls fail (a
+//     failing callee explains both);
 //   - a caller whose calls to most of its callees that leave spans waited
 //     longer is the reason for those waits (its own starvation or its
 //     egress), and the waits are taken off its callees; so is one whose
@@ -612,7 +615,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 	}) {
 		es := edgeShift[k]
-		if broad[k[0]] || callerSide(edgeShift, k, intoSlow, workSlow) {
+		if broad[k[0]] || callerSide(edgeShift, k, intoSlow, workSlow, w.timing.opaque[k[1]]) {
 			// The caller's waits, not the callee's.
 			w.timingOwned[k] = true
 			get(k[0]).out.mergeShift(es)
@@ -663,9 +666,18 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w)
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
+			if outw > 0 {
+				// Slow on the wire both ways: the requests whose calls out
+				// of it waited are its too.
+				f.slowed = max(f.slowed, ss.out.slowed(w))
+				f.reason += fmt.Sprintf("; its calls out waited longer too (%.0f%% of %d)", 100*ss.out.share(), ss.out.n)
+			}
 			f.examples = exampleIDs(ss.in.examples)
 		default:
 			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
+			if in > 0 {
+				f.slowed = max(f.slowed, ss.in.slowed(w)) // slow on the wire both ways
+			}
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
 			f.examples = exampleIDs(ss.out.examples)
@@ -803,7 +815,7 @@ func blamedCallee(w, b *period, svc string) string {
 // is the service; one caller's alone says it is the caller. A callee's
 // only caller owns its waits when calls into that caller waited longer
 // too, or its own work slowed: one cause explains both.
-func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*shift) bool {
+func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*shift, opaque bool) bool {
 	if !edges[k].significant() {
 		return false
 	}
@@ -820,12 +832,17 @@ func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*
 	if others == 0 {
 		// Its only caller: the caller's side when calls into the caller
 		// waited longer too, or its own work slowed: one cause for both.
+		// Into a callee with spans (whose own work is measured apart from
+		// the wire), only when its work slowed in as large a share of its
+		// spans as its calls waited longer: a caller whose work slowed in
+		// a few spans (reading late answers) while every call waited on
+		// the wire does not explain the waits.
 		// Unless the calls fail: a failing callee explains the long calls
 		// and the time its caller spends retrying them.
 		if edges[k].failing {
 			return false
 		}
-		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant()
+		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant() && (opaque || work[k[0]].excess() >= edges[k].excess())
 	}
 	return true
 }
