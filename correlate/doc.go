@@ -258,7 +258,9 @@
 //	callee_named_before          a suspect only a host's label names: the name its service's lines before give the host  breakerLookback, breakerScan, tripQuantum TestRules/callee_named_before
 //	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin, tripQuantum TestRules/troubled_caller
 //	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin, tripQuantum TestRules/caller_deploy
-//	                             (or of a caller passing on what the trace's one newly deployed service answered)
+//	                             (or of a caller passing on what the trace's one newly deployed service answered;
+//	                             a version is service.version, else its pod's template hash; a rejection is its
+//	                             own kind, or, when its words name none, the kind its caller read the call's failure as)
 //
 //	breakerRules, for each breaker followed:
 //	breaker_lookback_dependency  the dependency's own errors and warnings before the fast failure                      breakerLookback, breakerScan               TestRules/breaker_lookback_dependency

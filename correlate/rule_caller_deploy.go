@@ -27,7 +27,8 @@ const (
 //
 // Condition: the suspect failed on its own with a rejection (rejection: a
 // request it refused as invalid, 400, a validation failure; as not
-// allowed, 401, 403; or of nothing it has, 404) in an
+// allowed, 401, 403; or of nothing it has, 404; or, when its own words
+// name no kind, a failed call into it its caller read as one) in an
 // operation called by another service of the trace (the parent of its
 // span, or, when it left none, the service whose failed call names it,
 // or, when nothing tells, the one other service of the trace deployed
@@ -35,7 +36,8 @@ const (
 // along, the one other service of the trace deployed since: the caller
 // passed on its answer, a label or a price the callee then refused);
 // that caller runs a
-// version (service.version) in this trace that its records of
+// version (service.version, else its pod's template hash) in this trace
+// that its records of
 // deployLookback earlier do not (it was deployed since: the moment is
 // found to deploySettle by reading one record at a time); the suspect
 // itself ran the same version all along; and the suspect's errors of this
@@ -54,7 +56,7 @@ const ruleCallerDeploy = "caller_deploy"
 
 func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	res := a.res
-	if res.Suspect == nil || res.ownSig == "" || !rejection(res.Suspect.Kind) || int(res.ownRec) >= len(a.recs) {
+	if res.Suspect == nil || res.ownSig == "" || !rejected(res) || int(res.ownRec) >= len(a.recs) {
 		return
 	}
 	own := res.Suspect.Service
@@ -119,6 +121,26 @@ func blameCallerDeploy(ctx context.Context, st WindowStore, a *storeAnalysis) {
 // (404): what a new version can start sending.
 func rejection(k schema.Kind) bool {
 	return k == schema.KindDeterministic || k == schema.KindAuth || k == schema.KindNotFound
+}
+
+// rejected reports whether the suspect's failure was a rejection: by its
+// own kind, or, when its own words name none ("policy: payment actions
+// require an approval token"), by the kind its caller's failed call into
+// it was given (the 403 the caller read).
+func rejected(res *Result) bool {
+	if rejection(res.Suspect.Kind) {
+		return true
+	}
+	if res.Suspect.Kind != schema.KindUnknown {
+		return false
+	}
+	own := res.Suspect.Service
+	for _, f := range res.Failures {
+		if f.Target == own && f.Service != own && rejection(f.Class) {
+			return true
+		}
+	}
+	return false
 }
 
 // deployedSince is the version svc runs in recs, when it first appeared
@@ -214,7 +236,7 @@ func versionIn(recs []schema.Record, svc string) string {
 		if recs[i].Service != svc {
 			continue
 		}
-		if x := recs[i].Attrs[schema.AttrServiceVersion]; x != "" {
+		if x := recordVersion(&recs[i]); x != "" {
 			if v != "" && x != v {
 				return ""
 			}
@@ -222,6 +244,20 @@ func versionIn(recs []schema.Record, svc string) string {
 		}
 	}
 	return v
+}
+
+// recordVersion is the version a record tells its service runs: its
+// service.version, else the template hash of its Kubernetes pod's name (a
+// Deployment's new pod template is a rollout, whether or not the service
+// reports a version); "" when neither tells.
+func recordVersion(r *schema.Record) string {
+	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
+		return v
+	}
+	if h := schema.PodTemplate(r.Attrs[schema.AttrPod]); h != "" {
+		return "pod template " + h
+	}
+	return ""
 }
 
 // versionSince finds when svc began to run version before at: when its
@@ -248,12 +284,12 @@ func findVersionSince(ctx context.Context, st WindowStore, svc, version string, 
 	// versionAt is the version of svc's first record carrying one at or
 	// after t.
 	versionAt := func(t time.Time) (string, time.Time, error) {
-		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: 16, Attrs: []string{schema.AttrServiceVersion}}
+		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: 16, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
 		for r, err := range st.WindowRecords(ctx, q) {
 			if err != nil {
 				return "", time.Time{}, err
 			}
-			if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
+			if v := recordVersion(&r); v != "" {
 				return v, r.Time, nil
 			}
 		}

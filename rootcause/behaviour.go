@@ -684,6 +684,12 @@ func scoreBehaviour(in *inputs, s *scored) {
 		// callee's timeouts), are that cause's: its change in them is
 		// their failure, explained once, there.
 		n = top.changedOK()
+	} else if tv := in.traces; !in.off[ruleCountedOnce] && tv.failed > 0 {
+		// Each anomalous request counted once (counted_once): of the
+		// failing traces it changed, only what their failures leave
+		// unexplained, on average, is its own to explain.
+		ok := min(n, top.changedOK())
+		n = ok + (n-ok)*max(0, 1-tv.news/float64(tv.failed))
 	}
 	if top.older {
 		v *= olderShare

@@ -424,7 +424,9 @@ func (s *shift) excess() float64 {
 // request of 50 ms that waited 185 ms more is slowed by it; one of 300 ms
 // that waited 0.5 ms more is not), up to one; less the share chance makes
 // slow, and as surely as the test says. A trace without spans counts
-// whole.
+// whole. A failing trace counts at most what its failure leaves of it
+// unexplained (1 less its novelty, failNews): each anomalous request is
+// counted once.
 func (s *shift) slowed(w *period) float64 {
 	t := s.best()
 	if !s.significant() || t.slow == 0 {
@@ -437,11 +439,17 @@ func (s *shift) slowed(w *period) float64 {
 		// cover the slow sample (a service timed by its own lines),
 		// the sample itself.
 		d := max(w.timing.durs[id], t.longest[id])
-		if d <= extra {
-			k++
-			continue
+		c := 1.0
+		if d > extra {
+			c = min(1, extra/(d-extra))
 		}
-		k += min(1, extra/(d-extra))
+		if news, ok := w.failNews[id]; ok {
+			// A failing trace is counted once: what its failure
+			// explains of it (its novelty) is its suspect's, and a
+			// slower sample of it explains only the rest.
+			c = min(c, 1-news)
+		}
+		k += c
 	}
 	if t.extra == nil {
 		k = float64(t.slow) // samples that name no trace

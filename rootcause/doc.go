@@ -27,7 +27,7 @@
 // counting errors points at the wrong service; counting suspects of failing
 // traces does not. A failing trace's vote is weighted by how far the count
 // of its first error's signature in the window exceeds what the baseline
-// rate explains (with two standard deviations of Poisson noise), so
+// rate explains (the most it plausibly is, and Poisson noise: Novelty, below), so
 // chronic errors weigh little.
 //
 // A refused connection says its callee could not be reached. When the
@@ -164,7 +164,10 @@
 //
 //   - Novelty. A failing trace's vote is weighed by how far the count of its
 //     first error's signature in the window exceeds what the baseline rate
-//     explains (two standard deviations of Poisson noise); a signature
+//     explains: the highest rate the baseline's count makes plausible (the
+//     upper end of its Poisson 97.5% range: three lines in one minute of
+//     baseline allow 8.8 a minute), and two standard deviations of the
+//     window's Poisson noise above it; a signature
 //     absent from the baseline is new as surely as the baseline was long
 //     enough to show it at the window's rate: 1 − exp(−rate · minutes of
 //     baseline data) (exposure). A template written twice a minute is absent
@@ -310,6 +313,12 @@
 //	              leads where the failing traces it served lead               novelty
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
+//	deploy_stays  a vote for a new version whose answers a callee      —       none                                deploy_stays.txtar
+//	              refused (correlate's caller_deploy) stays with it            (read through a store)
+//	counted_once  a failing trace counts once: a slower sample in it   —       none                                counted_once.txtar
+//	              explains only what its failure's novelty leaves
+//	              (call_timing, logged_timing); behaviour's change
+//	              in failing traces, 1 less their mean novelty
 //	own_trouble_stays an error of its own resources (a pool with no    —       half of the errors passing through  own_trouble_stays.txtar
 //	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
 //	              service, not the callee it names; nor does

@@ -52,6 +52,10 @@ type period struct {
 	timingBroad  map[string]bool    // callers whose waits are their own
 	timingOwned  map[[2]string]bool // edges whose waits are the caller's
 	timingSlowed map[[2]string]bool // edges whose waits grew (significant shift)
+	// failNews is, per failing trace of the window, the novelty of its
+	// first error once the votes are tallied (what its failure explains
+	// of it): shift.slowed counts only the rest (window only).
+	failNews map[schema.TraceID]float64
 	// stated pairs calls to services without spans with the durations
 	// their own lines state (logged_timing), per service and template.
 	stated map[opKey]*statedPairs

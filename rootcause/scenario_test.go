@@ -1,6 +1,7 @@
 package rootcause
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/sqlite"
 )
 
 // TestRuleScenarios runs every testdata/*.txtar: a baseline and a window of
@@ -34,7 +37,8 @@ import (
 // evidence contains TEXT), "evidence-of SERVICE TEXT" (the same of another
 // candidate), "examples" (the first candidate has example
 // traces), "absent SERVICE" (SERVICE has no call_timing signal),
-// "nocandidate NAME" (no candidate goes by NAME). @@host:DUR is a peer
+// "nocandidate NAME" (no candidate goes by NAME). A file with a "store"
+// section is read through an embedded store (Analyze), not AnalyzeRecords. @@host:DUR is a peer
 // named only by its host (server.address); svc@VERSION/op gives the
 // span's service.version; SELF!WORDS makes the span's service log the
 // error WORDS (underscores for spaces) in it, SELF?WORDS the info line
@@ -58,21 +62,24 @@ func TestRuleScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			var traces, want string
+			stored := false
 			for _, f := range ar.Files {
 				switch f.Name {
 				case "traces":
 					traces = string(f.Data)
 				case "want":
 					want = string(f.Data)
+				case "store":
+					stored = true
 				}
 			}
 			rule := ruleOf(name)
-			if bad := checkWant(runRuleScenario(t, traces, nil), want); len(bad) > 0 {
+			if bad := checkWant(runRuleScenario(t, traces, nil, stored), want); len(bad) > 0 {
 				t.Errorf("%s", strings.Join(bad, "\n"))
 			}
 			// Without its rule, the scenario must not come out the same.
 			off := map[string]bool{rule: true}
-			if len(checkWant(runRuleScenario(t, traces, off), want)) == 0 {
+			if len(checkWant(runRuleScenario(t, traces, off, stored), want)) == 0 {
 				t.Errorf("the scenario passes with rule %s switched off: it does not test the rule", rule)
 			}
 		})
@@ -81,7 +88,7 @@ func TestRuleScenarios(t *testing.T) {
 
 var scenarioT0 = time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
 
-func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
+func runRuleScenario(t *testing.T, spec string, off map[string]bool, stored bool) *Report {
 	t.Helper()
 	baseWin := Window{From: scenarioT0, To: scenarioT0.Add(10 * time.Minute)}
 	q := Query{From: baseWin.To, To: baseWin.To.Add(10 * time.Minute)}
@@ -130,6 +137,25 @@ func runRuleScenario(t *testing.T, spec string, off map[string]bool) *Report {
 			at := from.Add(time.Duration(i) * span / time.Duration(n))
 			*dst = append(*dst, buildTrace(t, f[2:], seq, at)...)
 		}
+	}
+	if stored {
+		// Read through an embedded store, as `analyze incident` reads, so
+		// that correlate's rules that read around a trace (a caller's new
+		// version, an open breaker's trips) explain its failing traces.
+		ctx := context.Background()
+		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.WriteBatch(ctx, append(base, win...)); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(ctx, st, q, Options{Off: off, Correlate: correlate.Options{Off: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
 	}
 	return AnalyzeRecords(win, base, q, baseWin, Options{Off: off})
 }

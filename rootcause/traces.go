@@ -413,7 +413,7 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 		}
 		return ""
 	}
-	ch := chains{ends: map[string]string{}, trips: map[string]string{}, offStays: off[ruleThrottleStays]}
+	ch := chains{ends: map[string]string{}, trips: map[string]string{}, offStays: off[ruleThrottleStays], offDeploy: off[ruleDeployStays]}
 	for t := range involved {
 		seen := map[string]bool{t: true}
 		cur := t
@@ -452,8 +452,8 @@ func mostlyOwn(own float64, m map[string]float64) bool {
 // followed (breaker_trips), if any.
 type chains struct {
 	ends, trips map[string]string
-	// offStays leaves ruleThrottleStays out.
-	offStays bool
+	// offStays leaves ruleThrottleStays out, offDeploy ruleDeployStays.
+	offStays, offDeploy bool
 }
 
 // ruleThrottleStays: a 429 is its throttler's own answer. A vote for a
@@ -472,10 +472,27 @@ func throttleStays(v *vote, off bool) bool {
 	return !off && v.kind == schema.KindRateLimit
 }
 
+// ruleDeployStays: a vote for a new version whose answers its callee's
+// callee refused (correlate's caller_deploy: a classifier's new label
+// that the payment service rejects) stays with it. The version failed
+// nothing of its own; where its own few failures lead (a model API it
+// calls timing out now and then) says nothing of why its answers are
+// refused, and the pointer chains must not move the vote there.
+//
+// Condition: the vote's kind is bad-deploy.
+// Scenario: testdata/deploy_stays.txtar (read through a store, where
+// caller_deploy runs).
+const ruleDeployStays = "deploy_stays"
+
+// deployStays reports whether vote v keeps its target against a chain.
+func deployStays(v *vote, off bool) bool {
+	return !off && v.kind == schema.KindBadDeploy
+}
+
 func (tv *traceVotes) tally(v *vote, ch chains) {
 	o := &v.origin
 	target := v.target
-	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) {
+	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) && !deployStays(v, ch.offDeploy) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
@@ -1042,18 +1059,29 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 		return exposure(obs/w.minutes(), b.minutes())
 	}
 	// The share of the window's count beyond what the baseline rate
-	// explains, with two standard deviations of Poisson noise: of the
-	// window's count, and of the baseline's, whose rate a short baseline
-	// knows only roughly (three lines in one minute may be a rate of one
-	// or of eight). The difference of the two counts, the baseline's
-	// scaled to the window, varies by exp·(1 + window/baseline).
+	// explains. A short baseline knows its rate only roughly (three lines
+	// in one minute may be a rate of one or of eight), so the rate taken
+	// is the highest the baseline's count makes plausible (poissonUpper),
+	// and the window's count must exceed what that rate explains by two
+	// standard deviations of its own Poisson noise.
 	n := bs.count
 	if failing {
 		n = bs.errors + bs.warns
 	}
-	exp := float64(n) / b.minutes() * w.minutes()
-	sd := math.Sqrt(exp * (1 + w.minutes()/b.minutes()))
+	exp := poissonUpper(float64(n)) / b.minutes() * w.minutes()
+	sd := math.Sqrt(exp)
 	return max(0, min(1, (obs-exp-2*sd)/obs))
+}
+
+// poissonUpper is the upper end of the 97.5% one-sided confidence range
+// of a Poisson mean of which n was observed (Wilson and Hilferty's
+// approximation, within 1% of the exact bound from n = 0): 3.7 for none,
+// 8.8 for 3, 60 for 45. What a count of one baseline minute allows its
+// rate to be is much more than the count; of an hour, hardly more.
+func poissonUpper(n float64) float64 {
+	m := n + 1
+	c := 1 - 1/(9*m) + 1.96/(3*math.Sqrt(m))
+	return m * c * c * c
 }
 
 // exposure is the chance that a baseline of the given minutes of data

@@ -46,7 +46,7 @@ func (sp *serviceProfile) addVersions(r *schema.Record) {
 	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
 		sp.noteVersion(v, r.Time, false, false)
 	}
-	if h := podTemplate(r.Attrs[schema.AttrPod]); h != "" {
+	if h := schema.PodTemplate(r.Attrs[schema.AttrPod]); h != "" {
 		// Keyed by the hash alone (no dots, unlike a version number), so
 		// that the records of a known template allocate nothing.
 		if vs := sp.versions[h]; vs != nil && vs.pod {
@@ -84,34 +84,6 @@ func normVersion(v string) string {
 		return v[1:]
 	}
 	return v
-}
-
-// podTemplate is the template hash of a Deployment's pod name
-// (NAME-HASH-SUFFIX, HASH 6 to 10 lower-case letters and digits with at
-// least one digit, SUFFIX 5 of them), or "".
-func podTemplate(pod string) string {
-	i := strings.LastIndexByte(pod, '-')
-	if i < 0 || len(pod)-i-1 != 5 || !lowerAlnum(pod[i+1:]) {
-		return ""
-	}
-	j := strings.LastIndexByte(pod[:i], '-')
-	if j <= 0 {
-		return ""
-	}
-	h := pod[j+1 : i]
-	if len(h) < 6 || len(h) > 10 || !lowerAlnum(h) || !strings.ContainsAny(h, "0123456789") {
-		return ""
-	}
-	return h
-}
-
-func lowerAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 var (

@@ -39,8 +39,8 @@ func TestPodTemplate(t *testing.T) {
 		{"checkout-7D9F8B6C5-x2k4p", ""},  // hashes are lower case
 		{"", ""},
 	} {
-		if got := podTemplate(c.pod); got != c.want {
-			t.Errorf("podTemplate(%q) = %q, want %q", c.pod, got, c.want)
+		if got := schema.PodTemplate(c.pod); got != c.want {
+			t.Errorf("PodTemplate(%q) = %q, want %q", c.pod, got, c.want)
 		}
 	}
 }
