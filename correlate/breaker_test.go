@@ -607,3 +607,68 @@ func TestCalleeNamedBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeChainedBreaker: gateway's breaker on fleet opened because, in
+// the traces before it, fleet failed only because its own breaker on
+// region-api was open; in each, fleet also retried a call to prices,
+// which got through. The breakers chain: region-api is what failed, not
+// prices, and without breaker_chained those traces only failed fast and
+// say nothing.
+func TestAnalyzeChainedBreaker(t *testing.T) {
+	wantSuspect(t, storeChainedBreaker(), "region-api")
+}
+
+// storeChainedBreaker is the store of TestAnalyzeChainedBreaker.
+func storeChainedBreaker() *windowStore {
+	st := &windowStore{}
+	for k := range 4 {
+		ms := 10_000 + 2000*k
+		id := fmt.Sprintf("%032x", 100+k)
+		st.recs = append(st.recs, inTrace(id,
+			logAt("", "fleet", ms, schema.SeverityWarn,
+				"Retrying prices.call in 0.04 seconds as it raised 503 Server Error: Service Unavailable for url: https://prices:8080/v2/spot"),
+			logAt("", "fleet", ms+100, schema.SeverityError,
+				"Error calling region-api: CircuitBreakerError: circuit region:west is open"),
+			logAt("", "fleet", ms+101, schema.SeverityError, `10.0.0.1 - - "POST /v1/provision HTTP/1.1" 503 608`))...)
+	}
+	st.recs = append(st.recs, openBreaker(40_000, "Request processing failed: CircuitBreaker 'fleet' is OPEN and does not permit further calls",
+		nil)...)
+	return st
+}
+
+// storeCalleeNamedElsewhere: drafts' breaker is open, and its own lines
+// name the inference API only by its host; labeler's retries of the same
+// host, a minute before, name it model-api by an attribute.
+func storeCalleeNamedElsewhere() *windowStore {
+	const open = 300_000
+	st := &windowStore{}
+	for k := range 3 {
+		id := fmt.Sprintf("%032x", 0xf00+k)
+		retry := logAt("", "labeler", open-60_000+1000*k, schema.SeverityWarn,
+			"retry 1/3 for POST https://api.inference.example.ai/v1/chat/completions in 200ms: timeout of 2000ms exceeded")
+		retry.Attrs = map[string]string{"peer": "model-api"}
+		fail := logAt("", "drafts", open-59_000+1000*k, schema.SeverityError,
+			"giving up after 2 attempts: ETIMEDOUT: request to https://api.inference.example.ai/v1/chat/completions timed out")
+		st.recs = append(st.recs, inTrace(id, retry)...)
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xf10+k), fail)...)
+	}
+	st.recs = append(st.recs, openBreaker(open, "failed to call drafts: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "drafts"})...)
+	return st
+}
+
+// TestCalleeNamedElsewhere: the trace behind an open breaker names its
+// suspect only by a host's name, its writer's lines name it no other way;
+// another service's lines before name the host by an attribute.
+func TestCalleeNamedElsewhere(t *testing.T) {
+	wantSuspect(t, storeCalleeNamedElsewhere(), "model-api")
+	for _, c := range []struct{ text, label, want string }{
+		{"request to https://api.inference.example.ai/v1 timed out", "inference", "api.inference.example.ai"},
+		{"request to https://api.inference.example.ai/v1 timed out", "api", ""},
+		{"request to 10.0.0.7:8080 timed out", "10", ""},
+	} {
+		if got := hostNamedAs(c.text, c.label); got != c.want {
+			t.Errorf("hostNamedAs(%q, %q) = %q, want %q", c.text, c.label, got, c.want)
+		}
+	}
+}

@@ -256,6 +256,8 @@
 //	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore, tripQuantum TestRules/usual_noise
 //	breaker_follow               suspect is the silent dependency of a fast failure: follow breakerRules, chained      breakerDepth, tripQuantum                  TestRules/breaker_follow
 //	callee_named_before          a suspect only a host's label names: the name its service's lines before give the host  breakerLookback, breakerScan, tripQuantum TestRules/callee_named_before
+//	callee_named_elsewhere       the same, from any service's lines before the origin (a host named by its    breakerLookback, breakerScan, tripQuantum TestRules/callee_named_elsewhere
+//	                             external name, "inference" of api.inference.example.ai), when the writer's do not
 //	troubled_caller              the caller whose call named a silent suspect logged rising GC/OOM lines: blame it     troubleLookback, troubleEarlier, troubleMin, tripQuantum TestRules/troubled_caller
 //	caller_deploy                the suspect rejected a call of a caller whose version is new, and since: blame it    deployLookback, deploySettle, deployRecentMin, tripQuantum TestRules/caller_deploy
 //	                             (or of a caller passing on what the trace's one newly deployed service answered;
@@ -287,6 +289,10 @@
 //	trip_filter_refusal_echo     unnamed breaker: the walk ends at its service's dead letter or retries given up,  none                                       TestRules/trip_filter_refusal_echo
 //	                             after its breaker refused in the same trace
 //
+//	where a tripping trace's walk starts (walkStart):
+//	breaker_chained              the dependency only failed fast, its own breaker naming another: walk from that   none                                       TestRules/breaker_chained
+//	                             refusal to the dependency it names (a chain of breakers), not a retried call
+//
 //	voteRules, on the walks kept:
 //	breaker_vote_most            the service most walks end at or go through                                        none                                       TestRules/breaker_vote_most
 //
@@ -308,6 +314,10 @@
 //	where the suspect walk meets a timeout on a silent callee, or a bare status:
 //	timeout_wait                 the callee was itself in a call for most of the caller's wait: that dependency   waitShare, waitSlack                       testdata/timeout_wait.txtar
 //	call_below                   a bare status whose callee a failed call below names: walk on from that call     none                                       testdata/call_below.txtar
+//
+//	where the span tree names a failure's callee (calleeNode):
+//	callee_succeeded             a callee whose span answered a success (< 400, gRPC 0) to a caller span that did  none                                       testdata/callee_succeeded.txtar
+//	                             not fail is no failing callee, whatever it logged
 //
 //	classifyRules, per trace, after classification:
 //	callee_status                a 5xx line's text tells its callee's 4xx ("X returned 422"): the callee's kind    none                                       testdata/callee_status.txtar

@@ -59,7 +59,7 @@ func weigh(ctx context.Context, st WindowStore, s *tripSearch, hits []traceHit) 
 			}
 			recs = append(recs, r)
 		}
-		ro := Options{MaxSkew: s.opts.MaxSkew, SkewTolerance: s.opts.SkewTolerance, SkipTimeline: true, suspectFrom: h.from}
+		ro := Options{MaxSkew: s.opts.MaxSkew, SkewTolerance: s.opts.SkewTolerance, SkipTimeline: true, suspectFrom: h.from, Off: s.opts.Off}
 		if h.from != "" && !sameService(h.from, lead.dep) {
 			ro.startAt = &hitRef{svc: h.from, at: h.at, body: h.body}
 		}

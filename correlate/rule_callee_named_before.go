@@ -56,13 +56,85 @@ func nameCalleeBefore(ctx context.Context, st WindowStore, a *storeAnalysis) {
 			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("cannot read the lines of %s: %v", f.Service, err))
 			return
 		}
-		if name == "" || name == s.Service {
+		if name == s.Service {
 			return
+		}
+		if name == "" {
+			break // its own lines do not name it: any service's may
 		}
 		s.Reason += fmt.Sprintf("; %s's lines before name %s by %s", f.Service, host, name) + ruleTag(ruleCalleeNamedBefore)
 		s.Service = name
 		return
 	}
+	if a.res.Origin == nil || a.opts.ruleOff(ruleCalleeNamedElsewhere) {
+		return
+	}
+	// No line of the trace gives the host (the suspect came from the
+	// traces behind an open breaker), or its writer's lines before do not
+	// name it: any service's lines before may.
+	at := quantumEnd(a.res.Origin.Timestamp)
+	found, err := memoized(a.memo, memoKey(ruleCalleeNamedElsewhere, s.Service, at), func() (hostName, error) {
+		return labelNamed(ctx, st, s.Service, at)
+	})
+	if err != nil {
+		a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("cannot read the lines before the trace: %v", err))
+		return
+	}
+	if found.name == "" || found.name == s.Service {
+		return
+	}
+	s.Reason += fmt.Sprintf("; %s's lines before name %s by %s", found.by, found.host, found.name) + ruleTag(ruleCalleeNamedElsewhere)
+	s.Service = found.name
+}
+
+// ruleCalleeNamedElsewhere: callee_named_before, when no line of the trace
+// gives the host (a suspect settled behind an open breaker, from the
+// traces that tripped it) or the lines before of the service that wrote it
+// name it by no attribute: the warnings and errors of any service in the
+// breakerLookback before the trace's origin that mention a host whose
+// first label is the suspect, all naming their callee by one explicit
+// attribute (peer=model-api on "retry 1/3 for POST
+// https://api.inference.example.ai/…", a host the suspect "inference" is
+// the name of: externalName), name it.
+//
+// Constants: breakerLookback, breakerScan, tripQuantum.
+// Test: TestRules/callee_named_elsewhere (TestCalleeNamedElsewhere).
+const ruleCalleeNamedElsewhere = "callee_named_elsewhere"
+
+// hostName is a host's name as a service's lines give it.
+type hostName struct{ name, host, by string }
+
+// labelNamed reads every service's warnings and errors of the
+// breakerLookback before at and returns the one callee name their explicit
+// attributes give on the lines that mention a host whose first label is
+// label (and that host, and the first service whose lines say so); none
+// when no line does or they name several.
+func labelNamed(ctx context.Context, st WindowStore, label string, at time.Time) (hostName, error) {
+	q := schema.WindowQuery{From: at.Add(-breakerLookback), To: at, ErrorsOnly: true, Limit: breakerScan}
+	var found hostName
+	for r, err := range st.WindowRecords(ctx, q) {
+		if err != nil {
+			return hostName{}, err
+		}
+		host := hostNamedAs(r.Body, label)
+		if host == "" {
+			continue
+		}
+		for _, k := range explicitAttrs {
+			v := strings.ToLower(r.Attrs[k])
+			if v == "" {
+				continue
+			}
+			if found.name != "" && v != found.name {
+				return hostName{}, nil
+			}
+			if found.name == "" {
+				found = hostName{name: v, host: host, by: r.Service}
+			}
+			break
+		}
+	}
+	return found, nil
 }
 
 // hostBeginning is the first host name in text (lowercased, with a dot)
@@ -82,6 +154,29 @@ func hostBeginning(text, label string) string {
 		i = j
 		first, _, dotted := strings.Cut(tok, ".")
 		if dotted && (first == label || tok == label) {
+			return tok
+		}
+	}
+	return ""
+}
+
+// hostNamedAs is the first host name in text (lowercased, with a dot)
+// whose name as an external dependency (externalName) is label; "" when
+// none.
+func hostNamedAs(text, label string) string {
+	low, label := strings.ToLower(text), strings.ToLower(label)
+	for i := 0; i < len(low); {
+		if !isHostChar(low[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(low) && isHostChar(low[j]) {
+			j++
+		}
+		tok := strings.Trim(low[i:j], ".-")
+		i = j
+		if strings.Contains(tok, ".") && !isIPv4(tok) && externalName(tok) == label {
 			return tok
 		}
 	}

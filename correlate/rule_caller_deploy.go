@@ -3,6 +3,7 @@ package correlate
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -229,33 +230,42 @@ func namedBy(fs []Failure, svc string) string {
 }
 
 // versionIn is the version svc's records of the trace carry, "" when none
-// does or they disagree.
+// does or they disagree: their service.version, else, when none carries
+// one, their pod's template hash (recordVersion).
 func versionIn(recs []schema.Record, svc string) string {
-	v := ""
-	for i := range recs {
-		if recs[i].Service != svc {
-			continue
-		}
-		if x := recordVersion(&recs[i]); x != "" {
-			if v != "" && x != v {
-				return ""
+	for _, pods := range [...]bool{false, true} {
+		v := ""
+		for i := range recs {
+			if recs[i].Service != svc {
+				continue
 			}
-			v = x
+			if x := recordVersion(&recs[i], pods); x != "" {
+				if v != "" && x != v {
+					return ""
+				}
+				v = x
+			}
+		}
+		if v != "" {
+			return v
 		}
 	}
-	return v
+	return ""
 }
 
+// podVersion is the prefix of a version told by a pod's template hash.
+const podVersion = "pod template "
+
 // recordVersion is the version a record tells its service runs: its
-// service.version, else the template hash of its Kubernetes pod's name (a
-// Deployment's new pod template is a rollout, whether or not the service
-// reports a version); "" when neither tells.
-func recordVersion(r *schema.Record) string {
-	if v := r.Attrs[schema.AttrServiceVersion]; v != "" {
-		return v
+// service.version, or, with pods, the template hash of its Kubernetes
+// pod's name (a Deployment's new pod template is a rollout, whether or not
+// the service reports a version); "" when it does not tell.
+func recordVersion(r *schema.Record, pods bool) string {
+	if !pods {
+		return r.Attrs[schema.AttrServiceVersion]
 	}
 	if h := schema.PodTemplate(r.Attrs[schema.AttrPod]); h != "" {
-		return "pod template " + h
+		return podVersion + h
 	}
 	return ""
 }
@@ -283,13 +293,14 @@ type deployed struct {
 func findVersionSince(ctx context.Context, st WindowStore, svc, version string, at time.Time) (since time.Time, before string, err error) {
 	// versionAt is the version of svc's first record carrying one at or
 	// after t.
+	pods := strings.HasPrefix(version, podVersion) // compare like with like
 	versionAt := func(t time.Time) (string, time.Time, error) {
 		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: 16, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
 		for r, err := range st.WindowRecords(ctx, q) {
 			if err != nil {
 				return "", time.Time{}, err
 			}
-			if v := recordVersion(&r); v != "" {
+			if v := recordVersion(&r, pods); v != "" {
 				return v, r.Time, nil
 			}
 		}

@@ -26,6 +26,7 @@ func TestRules(t *testing.T) {
 		{ruleUsualNoise, storeSkipsUsualNoise, openTrace, "fx-rates-api", true},
 		{ruleBreakerFollow, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
 		{ruleCalleeNamedBefore, storeCalleeNamedBefore, openTrace, "ledger-eu", true},
+		{ruleCalleeNamedElsewhere, storeCalleeNamedElsewhere, openTrace, "model-api", true},
 		{ruleTroubledCaller, func() *windowStore { return troubledStore(12, 2) }, tid, "shipping", true},
 		{ruleCallerDeploy, callerDeployStore(3_000_000, 0, false, "a7"), tid, "orders", true},
 
@@ -50,6 +51,7 @@ func TestRules(t *testing.T) {
 		{ruleTripRefusalEcho, storeRefusalEcho, openTrace, "psp", false},
 
 		{ruleVoteMost, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", true},
+		{ruleBreakerChained, storeChainedBreaker, openTrace, "region-api", false},
 
 		{ruleBreakerKind, storeBreakerKind, openTrace, "ledger", true},
 	}

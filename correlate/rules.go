@@ -174,12 +174,13 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 }
 
 // traceRuleNames lists the per-trace rules of every registry, and
-// callee_named, timeout_wait and call_below, which are not applied after
-// a step but read where a record's callee is named (Options.naming) and
-// where the suspect walk meets a timeout (waitedOn) or a bare status
-// (failedCallBelow).
+// callee_named, timeout_wait, call_below and callee_succeeded, which are
+// not applied after a step but read where a record's callee is named
+// (Options.naming), where the suspect walk meets a timeout (waitedOn) or a
+// bare status (failedCallBelow), and where the span tree names a failure's
+// callee (calleeNode).
 func traceRuleNames() []string {
-	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleSpanlessParent},
+	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleCalleeSucceeded, ruleSpanlessParent},
 		namesOf(slices.Concat(skewRules(), classifyRules()), func(r traceRule) string { return r.name }))
 }
 
@@ -206,7 +207,9 @@ func storeRuleNames() []string {
 		namesOf(hitFilters(), func(f hitFilter) string { return f.name }),
 		namesOf(tripFilters(), func(f tripFilter) string { return f.name }),
 		namesOf(voteRules(), func(r voteRule) string { return r.name }),
-		namesOf(hopRules(), func(r hopRule) string { return r.name }))
+		namesOf(hopRules(), func(r hopRule) string { return r.name }),
+		[]string{ruleBreakerChained, // read where a tripping trace's walk starts (walkStart)
+			ruleCalleeNamedElsewhere}) // applied by callee_named_before
 }
 
 // namesOf is the name of each rule of a registry.

@@ -29,6 +29,7 @@ func findSuspect(t *Trace) {
 		}
 		s, next := suspectStep(t, cur, &why)
 		if s != nil {
+			answeredWhy(t, s.Service, &why)
 			s.Reason = strings.Join(why, "; ")
 			t.res.Suspect = s
 			return
@@ -85,7 +86,7 @@ func walkStart(t *Trace, why *[]string) int32 {
 			return laterCause(t, e)
 		}
 		e := firstCause(t, t.opts.suspectFrom)
-		if e < 0 || !telling(t, e) {
+		if e < 0 || !telling(t, e) && !namedFast(t, e) {
 			t.res.fastOnly = true
 			return -1
 		}
@@ -319,12 +320,28 @@ func firstCause(t *Trace, name string) int32 {
 			return i
 		}
 	}
+	if fast >= 0 && namedFast(t, fast) {
+		// Its own breaker on a dependency it names refused (breaker_chained):
+		// that dependency's failures tripped it, not a call it retried.
+		return fast
+	}
 	for _, i := range t.order {
 		if e := &t.ents[i]; e.svc == s && e.failure == failSignal && telling(t, i) {
 			return i
 		}
 	}
 	return t.svcs[s].firstError
+}
+
+// namedFast reports whether entry e is a fast failure (an open breaker)
+// that names a dependency other than its own service: a breaker chained
+// behind another (see ruleBreakerChained).
+func namedFast(t *Trace, e int32) bool {
+	if t.opts.ruleOff(ruleBreakerChained) || !isFastFailure(t.ents[e].class) {
+		return false
+	}
+	tgt, _ := t.hint(e)
+	return tgt != "" && tgt != t.svcs[t.ents[e].svc].name && !isLoopback(tgt)
 }
 
 // telling reports whether a failure says why its service failed: not a

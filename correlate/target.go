@@ -543,7 +543,7 @@ func calleeNode(t *Trace, e int32) int32 {
 		if tgt, _ := t.hint(e); tgt != "" && tgt != t.svcs[bn.svc].name {
 			return -1
 		}
-		if !bn.subFailed && !bn.signal {
+		if !bn.subFailed && !bn.signal || answeredWell(t, best) {
 			// Only a timeout blames a callee that answered: it was slow.
 			// Not when a call of the service's own under the timed-out
 			// span failed (a query to a database that leaves no spans):
@@ -570,6 +570,13 @@ func calleeScore(t *Trace, e, c int32) float64 {
 	s := min(float64(cn.end-cn.start)/1e9, 1e5)
 	if tgt, _ := t.hint(e); tgt != "" && t.svcs[cn.svc].name == tgt {
 		s += 4e6
+	}
+	if (cn.subFailed || cn.signal) && answeredWell(t, c) {
+		// What it logged, it handled (callee_succeeded).
+		if !slices.Contains(t.answered, cn.svc) {
+			t.answered = append(t.answered, cn.svc)
+		}
+		return s
 	}
 	if cn.subFailed {
 		s += 2e6

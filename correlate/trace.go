@@ -20,6 +20,9 @@ type Trace struct {
 	ents  []entry
 	fails []failInfo
 	nodes []node
+	// answered are the services whose failures below a span that answered
+	// with a success the span tree passed over (callee_succeeded).
+	answered []int32
 	// spanIDs[i] is the span id of nodes[i]; bySpan indexes them once
 	// there are more than spanScanMax.
 	spanIDs []schema.SpanID

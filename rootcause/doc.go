@@ -313,6 +313,8 @@
 //	              leads where the failing traces it served lead               novelty
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
+//	refused_stays a vote of a refused connection stays with the        —       none                                refused_stays.txtar
+//	              service that refused it (it was not listening)
 //	deploy_stays  a vote for a new version whose answers a callee      —       none                                deploy_stays.txtar
 //	              refused (correlate's caller_deploy) stays with it            (read through a store)
 //	counted_once  a failing trace counts once: a slower sample in it   —       none                                counted_once.txtar

@@ -413,7 +413,7 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 		}
 		return ""
 	}
-	ch := chains{ends: map[string]string{}, trips: map[string]string{}, offStays: off[ruleThrottleStays], offDeploy: off[ruleDeployStays]}
+	ch := chains{ends: map[string]string{}, trips: map[string]string{}, offStays: off[ruleThrottleStays], offDeploy: off[ruleDeployStays], offRefused: off[ruleRefusedStays]}
 	for t := range involved {
 		seen := map[string]bool{t: true}
 		cur := t
@@ -452,8 +452,9 @@ func mostlyOwn(own float64, m map[string]float64) bool {
 // followed (breaker_trips), if any.
 type chains struct {
 	ends, trips map[string]string
-	// offStays leaves ruleThrottleStays out, offDeploy ruleDeployStays.
-	offStays, offDeploy bool
+	// offStays leaves ruleThrottleStays out, offDeploy ruleDeployStays,
+	// offRefused ruleRefusedStays.
+	offStays, offDeploy, offRefused bool
 }
 
 // ruleThrottleStays: a 429 is its throttler's own answer. A vote for a
@@ -489,10 +490,27 @@ func deployStays(v *vote, off bool) bool {
 	return !off && v.kind == schema.KindBadDeploy
 }
 
+// ruleRefusedStays: a refused connection says its callee was not
+// listening (down, restarting, its port closed). A vote for a service that
+// refused its callers' connections stays with it: the pointer chains do
+// not move it to where its own few failing traces pointed before it went
+// down (a dependency's usual errors), which cannot have closed its port.
+//
+// Condition: the vote's kind is connection-refused and its target is not
+// its origin's own service.
+// Scenario: testdata/refused_stays.txtar.
+const ruleRefusedStays = "refused_stays"
+
+// refusedStays reports whether vote v keeps its target against a chain.
+func refusedStays(v *vote, off bool) bool {
+	return !off && v.kind == schema.KindConnectionRefused && v.target != v.origin.Service
+}
+
 func (tv *traceVotes) tally(v *vote, ch chains) {
 	o := &v.origin
 	target := v.target
-	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) && !deployStays(v, ch.offDeploy) {
+	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) && !deployStays(v, ch.offDeploy) &&
+		!refusedStays(v, ch.offRefused) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
