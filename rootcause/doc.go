@@ -313,6 +313,9 @@
 //	              leads where the failing traces it served lead               novelty
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
+//	wrapped_known an error the baseline logged in another wrapping     —       minWrapped 24 bytes                 wrapped_known.txtar
+//	              (a job's failure quoting it) is not new: novelty
+//	              counts the wrappings' rate
 //	refused_stays a vote of a refused connection stays with the        —       none                                refused_stays.txtar
 //	              service that refused it (it was not listening)
 //	deploy_stays  a vote for a new version whose answers a callee      —       none                                deploy_stays.txtar

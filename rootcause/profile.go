@@ -14,6 +14,8 @@ import (
 // the baseline): what it logged, how often, and how long its spans took.
 type period struct {
 	from, to time.Time
+	// off are the rules switched off (set on the baseline for novelty).
+	off map[string]bool
 	services map[string]*serviceProfile
 	records  int
 	sigs     map[string]map[schema.Signature]*templateStat // built on first use

@@ -471,6 +471,27 @@ func TestNoveltyOfFailingLines(t *testing.T) {
 	}
 }
 
+// TestNoveltyWrapped checks that an error the baseline logged only in
+// another wrapping (a scheduled job's failure quoting it) is usual, not
+// new, and new again with wrapped_known switched off.
+func TestNoveltyWrapped(t *testing.T) {
+	t0 := time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC)
+	const bare = "failed to send audit event: audit-sink returned <*> Payload Too Large"
+	b := newPeriod(t0, t0.Add(10*time.Minute))
+	b.records = 1000
+	b.service("weather").templates["scheduled job weather-sync failed: "+bare] = &templateStat{count: 30, errors: 30, signature: "job"}
+	w := newPeriod(t0.Add(10*time.Minute), t0.Add(20*time.Minute))
+	w.records = 1000
+	w.service("weather").templates[bare] = &templateStat{template: bare, count: 30, errors: 30, signature: "bare"}
+	if n := novelty(w, b, "weather", "bare"); n > 0 {
+		t.Errorf("30 bare audit failures against 30 wrapped by a job in the baseline: novelty %.2f, want 0", n)
+	}
+	b.off = map[string]bool{ruleWrappedKnown: true}
+	if n := novelty(w, b, "weather", "bare"); n < 0.9 {
+		t.Errorf("with %s off, the bare form absent from the baseline is new: novelty %.2f, want about 1", ruleWrappedKnown, n)
+	}
+}
+
 // TestShiftDecades checks the timing test on small and large samples.
 func TestShiftDecades(t *testing.T) {
 	three := shift{n: 3, tail: tally{slow: 3, expect: 3 * exceedance(0, 3)}}

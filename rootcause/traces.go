@@ -162,6 +162,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	})
 	w.markFollowed()
 	b := bp.get()
+	b.off = opt.Off
 	for i := range votes {
 		votes[i].news = novelty(w, b, votes[i].origin.Service, votes[i].origin.Signature)
 		votes[i].weight = max(chainFloor, votes[i].news)
@@ -1071,6 +1072,11 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	if bs != nil && failing && bs.errors+bs.warns == 0 {
 		bs = nil // never a failure there
 	}
+	if bs == nil && !b.off[ruleWrappedKnown] {
+		if ws := w.bySignature(svc, sig); ws != nil {
+			bs = wrappedIn(b, svc, ws.template) // the same error, wrapped otherwise
+		}
+	}
 	if bs == nil {
 		// Absent from the baseline: new as surely as the baseline was long
 		// enough to show it at the window's rate (exposure).
@@ -1089,6 +1095,46 @@ func novelty(w, b *period, svc string, sig schema.Signature) float64 {
 	exp := poissonUpper(float64(n)) / b.minutes() * w.minutes()
 	sd := math.Sqrt(exp)
 	return max(0, min(1, (obs-exp-2*sd)/obs))
+}
+
+// ruleWrappedKnown: an error the baseline logged in another wrapping is
+// not new. A service's scheduled job that fails with "scheduled job sync
+// failed: failed to send audit event: audit-sink returned 413" and its
+// requests that log "failed to send audit event: audit-sink returned 413"
+// report one error; a short baseline that happened to hold only the first
+// form knows the second's rate by it.
+//
+// Condition: a window's failing signature absent from the baseline (or
+// never a failure there) whose template, at least minWrapped bytes long,
+// is contained in, or contains, templates of the same service's baseline
+// failing lines: their counts, together, are its baseline count.
+// Scenario: testdata/wrapped_known.txtar (and TestNoveltyWrapped).
+const ruleWrappedKnown = "wrapped_known"
+
+// minWrapped is the shortest template whose wrappings count as the same
+// error: a bare "timeout" is in too many.
+const minWrapped = 24
+
+// wrappedIn is the baseline's failing lines of svc whose template contains
+// tmpl or is contained in it, summed into one stat; nil when none.
+func wrappedIn(b *period, svc, tmpl string) *templateStat {
+	sp := b.services[svc]
+	if sp == nil || len(tmpl) < minWrapped {
+		return nil
+	}
+	var out *templateStat
+	for t, ts := range sp.templates {
+		if ts.errors+ts.warns == 0 || len(t) < minWrapped || !strings.Contains(t, tmpl) && !strings.Contains(tmpl, t) {
+			continue
+		}
+		if out == nil {
+			out = &templateStat{template: tmpl}
+		}
+		out.count += ts.count
+		out.errors += ts.errors
+		out.warns += ts.warns
+	}
+	return out
 }
 
 // poissonUpper is the upper end of the 97.5% one-sided confidence range
