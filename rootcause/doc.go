@@ -313,6 +313,9 @@
 //	              leads where the failing traces it served lead               novelty
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
+//	spanless_entry a span whose parent is missing, that no call          —       none                                spanless_entry.txtar
+//	              encloses, was called by the one service that takes
+//	              the request and leaves no spans (the call graph's edge)
 //	wrapped_known an error the baseline logged in another wrapping     —       minWrapped 24 bytes                 wrapped_known.txtar
 //	              (a job's failure quoting it) is not new: novelty
 //	              counts the wrappings' rate

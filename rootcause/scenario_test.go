@@ -48,7 +48,9 @@ import (
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
 // @peer:DUR^MS has it write two plain lines MS apart; @peer:DUR>svc/op:SELF
 // has the peer call svc, whose span names the peer's (never exported) as
-// its parent.
+// its parent. A tree whose root is @peer is a request taken by a service
+// that leaves no spans: its lines only ("handling request", and its
+// access line with ~MS).
 func TestRuleScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -279,9 +281,17 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 			if n.host {
 				attr = "server.address"
 			}
-			recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
-				SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
-				Duration: d, Attrs: map[string]string{attr: n.svc}})
+			entry := parent == "" && callerSvc == ""
+			if entry {
+				// The trace's root: a service that takes the request and
+				// leaves no spans, only its lines.
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start, TraceID: tid,
+					Service: n.svc, Severity: schema.SeverityInfo, Body: "handling request GET /" + n.svc})
+			} else {
+				recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: start, TraceID: tid,
+					SpanID: spanID(seq, k), ParentSpanID: parent, Service: callerSvc, Name: "call " + n.svc,
+					Duration: d, Attrs: map[string]string{attr: n.svc}})
+			}
 			if n.apart > 0 {
 				// The peer leaves no span, but writes two lines as it works.
 				gap := jit(n.apart, k+2000)
@@ -298,7 +308,7 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 					Service: n.svc, Severity: schema.SeverityInfo,
 					Body: fmt.Sprintf("GET /%s 200 %.1fms", n.svc, float64(max(d-jit(n.self-n.logged, k), 0))/1e6)})
 			}
-			if n.err != "" {
+			if n.err != "" && !entry {
 				// The call failed: an error status, and its caller logs it.
 				recs[len(recs)-1].Status = schema.StatusError
 				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,

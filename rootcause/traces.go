@@ -140,7 +140,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)
-		tv.addEdges(recs)
+		tv.addEdges(recs, opt.Off[ruleSpanlessEntry])
 		served := tv.rollouts.served(recs)
 		if !anyError(recs) {
 			tv.rollouts.count(served, false)
@@ -653,7 +653,70 @@ func entryOf(recs []schema.Record) string {
 }
 
 // addEdges records caller -> callee service pairs from the span tree.
-func (tv *traceVotes) addEdges(recs []schema.Record) {
+// ruleSpanlessEntry: a span whose parent is missing and that no call of
+// the trace encloses (spanless_parent places those) was called by the
+// service that took the request and leaves no spans: an edge proxy or a
+// gateway that only logs ("handling request GET /subtitles/{id}" …
+// "GET /subtitles/57688 200 727.8ms"), whose lines begin the trace and
+// enclose the span. The call graph then has the edge, and the proxy's
+// stated durations, which include its wait on that service, are judged
+// with it (downstream).
+//
+// Condition: the span's parent id names no span of the trace and no call
+// span encloses it; exactly one service of the trace has records but no
+// span, its first record is the trace's first, and its records begin no
+// later than the span and end no earlier.
+// Scenario: testdata/spanless_entry.txtar.
+const ruleSpanlessEntry = "spanless_entry"
+
+// spanlessEntry is the service of recs that took the request and leaves no
+// spans (see ruleSpanlessEntry), with the span of its first and last
+// record; "" when none or several qualify.
+func spanlessEntry(recs []schema.Record) (svc string, from, to time.Time) {
+	withSpans := map[string]bool{}
+	var first time.Time
+	for i := range recs {
+		if recs[i].Type == schema.TypeSpan {
+			withSpans[recs[i].Service] = true
+		}
+		if t := recs[i].Time; first.IsZero() || t.Before(first) {
+			first = recs[i].Time
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.Type == schema.TypeSpan || r.Service == "" || withSpans[r.Service] {
+			continue
+		}
+		if svc != "" && r.Service != svc {
+			return "", time.Time{}, time.Time{} // several services only log
+		}
+		if svc == "" {
+			svc, from, to = r.Service, r.Time, r.Time
+		}
+		from, to = minTime(from, r.Time), maxTime(to, r.Time)
+	}
+	if svc == "" || !from.Equal(first) {
+		return "", time.Time{}, time.Time{}
+	}
+	return svc, from, to
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func (tv *traceVotes) addEdges(recs []schema.Record, entryOff bool) {
 	svcOf := map[schema.SpanID]*schema.Record{}
 	for i := range recs {
 		if recs[i].Type == schema.TypeSpan {
@@ -662,6 +725,8 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 	}
 	// Calls to uninstrumented peers come from addSelfTimes (onPeer).
 	var spanless map[schema.SpanID]string
+	var entry string
+	var efrom, eto time.Time
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan {
@@ -679,8 +744,14 @@ func (tv *traceVotes) addEdges(recs []schema.Record) {
 			// (correlate's spanless_parent).
 			if spanless == nil {
 				spanless = correlate.SpanlessCallers(recs)
+				if !entryOff {
+					entry, efrom, eto = spanlessEntry(recs)
+				}
 			}
 			from = spanless[r.SpanID]
+			if from == "" && entry != "" && !r.Time.Before(efrom) && !r.Time.After(eto) {
+				from = entry // spanless_entry
+			}
 		}
 		if from == r.Service || from == "" || r.Service == "" {
 			continue
