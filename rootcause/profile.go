@@ -15,7 +15,7 @@ import (
 type period struct {
 	from, to time.Time
 	// off are the rules switched off (set on the baseline for novelty).
-	off map[string]bool
+	off      map[string]bool
 	services map[string]*serviceProfile
 	records  int
 	sigs     map[string]map[schema.Signature]*templateStat // built on first use
