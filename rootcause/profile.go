@@ -14,8 +14,10 @@ import (
 // the baseline): what it logged, how often, and how long its spans took.
 type period struct {
 	from, to time.Time
-	// off are the rules switched off (set on the baseline for novelty).
+	// off are the rules switched off (set on the baseline for novelty);
+	// wrapped remembers wrappedIn's answers.
 	off      map[string]bool
+	wrapped  map[[2]string]*templateStat
 	services map[string]*serviceProfile
 	records  int
 	sigs     map[string]map[schema.Signature]*templateStat // built on first use

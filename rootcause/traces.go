@@ -1193,7 +1193,15 @@ func wrappedIn(b *period, svc, tmpl string) *templateStat {
 	if sp == nil || len(tmpl) < minWrapped {
 		return nil
 	}
+	key := [2]string{svc, tmpl}
+	if out, ok := b.wrapped[key]; ok {
+		return out
+	}
+	if b.wrapped == nil {
+		b.wrapped = map[[2]string]*templateStat{}
+	}
 	var out *templateStat
+	defer func() { b.wrapped[key] = out }()
 	for t, ts := range sp.templates {
 		if ts.errors+ts.warns == 0 || len(t) < minWrapped || !strings.Contains(t, tmpl) && !strings.Contains(tmpl, t) {
 			continue
