@@ -410,13 +410,12 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 		return nil, nil, bp.err
 	}
 	if !opt.Off[ruleCountedOnce] {
-		// Each anomalous request counted once: the timing findings are
-		// weighed again with the failing traces' novelty known.
+		// Each anomalous request counted once: the timing findings count
+		// what they slowed with the failing traces' novelty known.
 		w.failNews = make(map[schema.TraceID]float64, len(tr.votes))
 		for _, v := range tr.votes {
 			w.failNews[v.trace] = v.news
 		}
-		w.timingFound = nil
 	}
 	baseWin := bp.win
 	rep := &Report{

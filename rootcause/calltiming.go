@@ -515,10 +515,22 @@ type timingFinding struct {
 	// callers are the services whose calls to it waited longer.
 	callers  []string
 	strength float64
-	// slowed is how many of the window's traces it slowed (shift.slowed).
-	slowed   float64
+	// slowedOf are the shifts whose most slowed requests it explains
+	// (slowed).
+	slowedOf []*shift
 	reason   string
 	examples []schema.TraceID
+}
+
+// slowed is how many of the window's traces the finding slowed: the most
+// of its shifts' (shift.slowed), counted when the ranking reads it, once
+// the failing traces' novelty is known (counted_once).
+func (f *timingFinding) slowed(w *period) float64 {
+	n := 0.0
+	for _, sh := range f.slowedOf {
+		n = max(n, sh.slowed(w))
+	}
+	return n
 }
 
 // timingFindings localises the window's timing shifts on the call graph.
@@ -651,15 +663,15 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		f := &timingFinding{callers: ss.callers}
 		switch {
 		case w.timing.opaque[name] && in > 0:
-			f.kind, f.strength, f.slowed = schema.KindLatency, in, ss.in.slowed(w)
+			f.kind, f.strength, f.slowedOf = schema.KindLatency, in, []*shift{&ss.in}
 			f.reason = fmt.Sprintf("calls to %s, which leaves no spans of its own, from %s took longer: %.0f%% of %d slower than nearly all in the baseline (%s)",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			f.examples = exampleIDs(ss.in.examples)
 		case work > 0:
 			f.kind, f.strength = schema.KindCPUStarvation, max(work, in, outw)
-			f.slowed = max(ss.work.slowed(w), ss.in.slowed(w))
+			f.slowedOf = []*shift{&ss.work, &ss.in}
 			if ss.ownOut {
-				f.slowed = max(f.slowed, ss.out.slowed(w))
+				f.slowedOf = append(f.slowedOf, &ss.out)
 			}
 			f.reason = fmt.Sprintf("its own work slowed: %.0f%% of %d spans slower than nearly all in the baseline (%s: %s)",
 				100*ss.work.share(), ss.work.n, quoteCut(ss.work.what, 50), ss.work.quantiles())
@@ -671,20 +683,20 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			}
 			f.examples = exampleIDs(ss.work.examples)
 		case in >= outw:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, in, ss.in.slowed(w)
+			f.kind, f.strength, f.slowedOf = schema.KindNetworkDelay, in, []*shift{&ss.in}
 			f.reason = fmt.Sprintf("calls into %s from %s waited longer: %.0f%% of %d slower than nearly all in the baseline (%s); its own spans did not slow",
 				name, callerList(ss.callers), 100*ss.in.share(), ss.in.n, ss.in.quantiles())
 			if outw > 0 {
 				// Slow on the wire both ways: the requests whose calls out
 				// of it waited are its too.
-				f.slowed = max(f.slowed, ss.out.slowed(w))
+				f.slowedOf = append(f.slowedOf, &ss.out)
 				f.reason += fmt.Sprintf("; its calls out waited longer too (%.0f%% of %d)", 100*ss.out.share(), ss.out.n)
 			}
 			f.examples = exampleIDs(ss.in.examples)
 		default:
-			f.kind, f.strength, f.slowed = schema.KindNetworkDelay, outw, ss.out.slowed(w)
+			f.kind, f.strength, f.slowedOf = schema.KindNetworkDelay, outw, []*shift{&ss.out}
 			if in > 0 {
-				f.slowed = max(f.slowed, ss.in.slowed(w)) // slow on the wire both ways
+				f.slowedOf = append(f.slowedOf, &ss.in) // slow on the wire both ways
 			}
 			f.reason = fmt.Sprintf("its calls out waited longer (%s: %s), where other callers of the same services did not: %.0f%% of %d slower than nearly all in the baseline; its own work did not slow",
 				ss.out.what, ss.out.quantiles(), 100*ss.out.share(), ss.out.n)
@@ -778,7 +790,7 @@ func scoreCallTiming(in *inputs, s *scored) {
 			g.Value = round3(g.Value - min(g.Value, v))
 		}
 	}
-	s.explain("call_timing", f.slowed)
+	s.explain("call_timing", f.slowed(in.win))
 	s.add("call_timing", v, f.reason)
 }
 
