@@ -73,7 +73,9 @@ func nameCalleeBefore(ctx context.Context, st WindowStore, a *storeAnalysis) {
 	// traces behind an open breaker), or its writer's lines before do not
 	// name it: any service's lines before may.
 	at := quantumEnd(a.res.Origin.Timestamp)
-	found, err := memoized(a.memo, memoKey(ruleCalleeNamedElsewhere, s.Service, at), func() (hostName, error) {
+	// The name a host goes by is one, whichever trace asks: read once per
+	// label, before the first trace that asks.
+	found, err := memoized(a.memo, memoKey(ruleCalleeNamedElsewhere, s.Service), func() (hostName, error) {
 		return labelNamed(ctx, st, s.Service, at)
 	})
 	if err != nil {

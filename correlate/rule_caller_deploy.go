@@ -273,13 +273,20 @@ func recordVersion(r *schema.Record, pods bool) string {
 // versionSince finds when svc began to run version before at: when its
 // first record of deployLookback earlier ran another version (before),
 // the moment since which its records run this one, to deploySettle.
-// since is zero when the first record already ran it, or none tells. m
-// remembers the answer.
+// since is zero when the first record already ran it, or none tells, or
+// it came more than deployLookback before at. m remembers the answer per
+// service and version: the moment a version first showed is one, whichever
+// trace asks (found from the first that does).
 func versionSince(ctx context.Context, st WindowStore, m *storeMemo, svc, version string, at time.Time) (since time.Time, before string, err error) {
-	v, err := memoized(m, memoKey(ruleCallerDeploy, svc, version, at), func() (deployed, error) {
+	// A version's first appearance is one moment, whichever trace asks:
+	// found once per service and version, from the first trace's time.
+	v, err := memoized(m, memoKey(ruleCallerDeploy, svc, version), func() (deployed, error) {
 		since, before, err := findVersionSince(ctx, st, svc, version, at)
 		return deployed{since, before}, err
 	})
+	if err == nil && !v.since.IsZero() && at.Sub(v.since) > deployLookback {
+		return time.Time{}, "", nil // deployed, but too long before this trace
+	}
 	return v.since, v.before, err
 }
 
