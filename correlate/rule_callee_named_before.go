@@ -93,8 +93,8 @@ func nameCalleeBefore(ctx context.Context, st WindowStore, a *storeAnalysis) {
 // gives the host (a suspect settled behind an open breaker, from the
 // traces that tripped it) or the lines before of the service that wrote it
 // name it by no attribute: the warnings and errors of any service in the
-// breakerLookback before the trace's origin that mention a host whose
-// first label is the suspect, all naming their callee by one explicit
+// breakerLookback before the trace's origin that mention a host the
+// suspect is the external name of, all naming their callee by one explicit
 // attribute (peer=model-api on "retry 1/3 for POST
 // https://api.inference.example.ai/…", a host the suspect "inference" is
 // the name of: externalName), name it.
@@ -106,67 +106,36 @@ const ruleCalleeNamedElsewhere = "callee_named_elsewhere"
 // hostName is a host's name as a service's lines give it.
 type hostName struct{ name, host, by string }
 
-// labelNamed reads every service's warnings and errors of the
-// breakerLookback before at and returns the one callee name their explicit
-// attributes give on the lines that mention a host whose first label is
-// label (and that host, and the first service whose lines say so); none
-// when no line does or they name several.
+// labelNamed is namedOnLines of every service, on the lines that
+// mention a host whose external name is label (hostNamedAs).
 func labelNamed(ctx context.Context, st WindowStore, label string, at time.Time) (hostName, error) {
-	q := schema.WindowQuery{From: at.Add(-breakerLookback), To: at, ErrorsOnly: true, Limit: breakerScan}
-	var found hostName
-	for r, err := range st.WindowRecords(ctx, q) {
-		if err != nil {
-			return hostName{}, err
-		}
-		host := hostNamedAs(r.Body, label)
-		if host == "" {
-			continue
-		}
-		for _, k := range explicitAttrs {
-			v := strings.ToLower(r.Attrs[k])
-			if v == "" {
-				continue
-			}
-			if found.name != "" && v != found.name {
-				return hostName{}, nil
-			}
-			if found.name == "" {
-				found = hostName{name: v, host: host, by: r.Service}
-			}
-			break
-		}
-	}
-	return found, nil
+	return namedOnLines(ctx, st, "", at, func(body string) string { return hostNamedAs(body, label) })
 }
 
 // hostBeginning is the first host name in text (lowercased, with a dot)
 // whose first label is label, or that is label; "" when none.
 func hostBeginning(text, label string) string {
-	low, label := strings.ToLower(text), strings.ToLower(label)
-	for i := 0; i < len(low); {
-		if !isHostChar(low[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(low) && isHostChar(low[j]) {
-			j++
-		}
-		tok := strings.Trim(low[i:j], ".-")
-		i = j
+	label = strings.ToLower(label)
+	return firstHost(text, func(tok string) bool {
 		first, _, dotted := strings.Cut(tok, ".")
-		if dotted && (first == label || tok == label) {
-			return tok
-		}
-	}
-	return ""
+		return dotted && (first == label || tok == label)
+	})
 }
 
 // hostNamedAs is the first host name in text (lowercased, with a dot)
 // whose name as an external dependency (externalName) is label; "" when
 // none.
 func hostNamedAs(text, label string) string {
-	low, label := strings.ToLower(text), strings.ToLower(label)
+	label = strings.ToLower(label)
+	return firstHost(text, func(tok string) bool {
+		return strings.Contains(tok, ".") && !isIPv4(tok) && externalName(tok) == label
+	})
+}
+
+// firstHost is the first host-like token of text, lowercased and trimmed
+// of dots and dashes, that ok accepts; "" when none.
+func firstHost(text string, ok func(tok string) bool) string {
+	low := strings.ToLower(text)
 	for i := 0; i < len(low); {
 		if !isHostChar(low[i]) {
 			i++
@@ -178,7 +147,7 @@ func hostNamedAs(text, label string) string {
 		}
 		tok := strings.Trim(low[i:j], ".-")
 		i = j
-		if strings.Contains(tok, ".") && !isIPv4(tok) && externalName(tok) == label {
+		if ok(tok) {
 			return tok
 		}
 	}
@@ -191,26 +160,50 @@ func isHostChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '.' || c
 // at and returns the one callee name their explicit attributes give on
 // the lines that mention host; "" when none or several.
 func hostNamed(ctx context.Context, st WindowStore, svc, host string, at time.Time) (string, error) {
+	found, err := namedOnLines(ctx, st, svc, at, func(body string) string {
+		if strings.Contains(strings.ToLower(body), host) {
+			return host
+		}
+		return ""
+	})
+	return found.name, err
+}
+
+// namedOnLines reads the warnings and errors of svc (of every service for
+// "") of the breakerLookback before at and returns the one callee name
+// their explicit attributes give on the lines whose body hostIn finds a
+// host in (with that host and the first service whose line said so); none
+// when no line does or they name several.
+func namedOnLines(ctx context.Context, st WindowStore, svc string, at time.Time, hostIn func(body string) string) (hostName, error) {
 	q := schema.WindowQuery{From: at.Add(-breakerLookback), To: at, Service: svc, ErrorsOnly: true, Limit: breakerScan}
-	name := ""
+	var found hostName
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
-			return "", err
+			return hostName{}, err
 		}
-		if !strings.Contains(strings.ToLower(r.Body), host) {
+		host := hostIn(r.Body)
+		if host == "" {
 			continue
 		}
-		for _, k := range explicitAttrs {
-			v := strings.ToLower(r.Attrs[k])
-			if v == "" {
-				continue
-			}
-			if name != "" && v != name {
-				return "", nil
-			}
-			name = v
-			break
+		v := explicitName(&r)
+		switch {
+		case v == "":
+		case found.name == "":
+			found = hostName{name: v, host: host, by: r.Service}
+		case v != found.name:
+			return hostName{}, nil
 		}
 	}
-	return name, nil
+	return found, nil
+}
+
+// explicitName is the callee a record names by its first explicit
+// attribute (explicitAttrs), lowercased; "" when none does.
+func explicitName(r *schema.Record) string {
+	for _, k := range explicitAttrs {
+		if v := r.Attrs[k]; v != "" {
+			return strings.ToLower(v)
+		}
+	}
+	return ""
 }

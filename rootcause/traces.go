@@ -507,11 +507,16 @@ func refusedStays(v *vote, off bool) bool {
 	return !off && v.kind == schema.KindConnectionRefused && v.target != v.origin.Service
 }
 
+// keeps reports whether vote v keeps its target against a chain: a
+// throttler's, a new version's or a refusing service's own answer.
+func (ch chains) keeps(v *vote) bool {
+	return throttleStays(v, ch.offStays) || deployStays(v, ch.offDeploy) || refusedStays(v, ch.offRefused)
+}
+
 func (tv *traceVotes) tally(v *vote, ch chains) {
 	o := &v.origin
 	target := v.target
-	if end, ok := ch.ends[target]; ok && !throttleStays(v, ch.offStays) && !deployStays(v, ch.offDeploy) &&
-		!refusedStays(v, ch.offRefused) {
+	if end, ok := ch.ends[target]; ok && !ch.keeps(v) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
@@ -652,7 +657,6 @@ func entryOf(recs []schema.Record) string {
 	return first.Service
 }
 
-// addEdges records caller -> callee service pairs from the span tree.
 // ruleSpanlessEntry: a span whose parent is missing and that no call of
 // the trace encloses (spanless_parent places those) was called by the
 // service that took the request and leaves no spans: an edge proxy or a
@@ -691,10 +695,14 @@ func spanlessEntry(recs []schema.Record) (svc string, from, to time.Time) {
 		if svc != "" && r.Service != svc {
 			return "", time.Time{}, time.Time{} // several services only log
 		}
-		if svc == "" {
+		switch {
+		case svc == "":
 			svc, from, to = r.Service, r.Time, r.Time
+		case r.Time.Before(from):
+			from = r.Time
+		case r.Time.After(to):
+			to = r.Time
 		}
-		from, to = minTime(from, r.Time), maxTime(to, r.Time)
 	}
 	if svc == "" || !from.Equal(first) {
 		return "", time.Time{}, time.Time{}
@@ -702,20 +710,8 @@ func spanlessEntry(recs []schema.Record) (svc string, from, to time.Time) {
 	return svc, from, to
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
+// addEdges records caller -> callee service pairs from the span tree
+// (and, unless entryOff, spanless_entry's).
 func (tv *traceVotes) addEdges(recs []schema.Record, entryOff bool) {
 	svcOf := map[schema.SpanID]*schema.Record{}
 	for i := range recs {
@@ -1201,7 +1197,6 @@ func wrappedIn(b *period, svc, tmpl string) *templateStat {
 		b.wrapped = map[[2]string]*templateStat{}
 	}
 	var out *templateStat
-	defer func() { b.wrapped[key] = out }()
 	for t, ts := range sp.templates {
 		if ts.errors+ts.warns == 0 || len(t) < minWrapped || !strings.Contains(t, tmpl) && !strings.Contains(tmpl, t) {
 			continue
@@ -1213,6 +1208,7 @@ func wrappedIn(b *period, svc, tmpl string) *templateStat {
 		out.errors += ts.errors
 		out.warns += ts.warns
 	}
+	b.wrapped[key] = out
 	return out
 }
 
