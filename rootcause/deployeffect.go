@@ -166,7 +166,9 @@ func scoreDeployEffect(in *inputs, all []*scored) map[string]string {
 					frac := float64(from) / float64(known)
 					moved, movedN = g.Value*frac, c.explains["trace_origin"]*frac
 					c.signals[i].Value = round3(g.Value - moved)
-					c.explains["trace_origin"] -= movedN
+					if movedN > 0 {
+						c.explains["trace_origin"] -= movedN // nil when its votes explain nothing new
+					}
 				}
 			}
 			if moved == 0 {
