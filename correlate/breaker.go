@@ -421,7 +421,10 @@ func usualError(ctx context.Context, st WindowStore, svc string, sig schema.Sign
 
 // steadySince reports whether the lines that match came in the oldest
 // quarter of what the store holds of the stretch before at's recent one at
-// least a third as often as in the recent one.
+// least a third as often as they usually do: in the recent stretch or the
+// earlier one, whichever rate is higher. An error that began minutes ago
+// and stopped in the recent stretch (a breaker now keeps the work away
+// from the service that failed it) is no usual one for coming never since.
 func steadySince(ctx context.Context, st WindowStore, svc string, at time.Time, r rise,
 	match func(*schema.Record) bool) (bool, error) {
 	end := at.Add(-r.recentLen)
@@ -440,5 +443,5 @@ func steadySince(ctx context.Context, st WindowStore, svc string, at time.Time, 
 	if err != nil {
 		return false, err
 	}
-	return 3*float64(n)/quarter.Minutes() >= r.perMinute(true), nil
+	return 3*float64(n)/quarter.Minutes() >= max(r.perMinute(true), r.perMinute(false)), nil
 }

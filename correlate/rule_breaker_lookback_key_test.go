@@ -82,6 +82,35 @@ func TestAnalyzeKeyedBreakerIgnoresUsualTransient(t *testing.T) {
 	}
 }
 
+// TestAnalyzeKeyedBreakerFollowsErrorsThatStoppedWhenItOpened: holder's
+// new version fails the builds jobs with an error it never logged before;
+// the breaker of builds opens and, refusing every claim since, keeps the
+// work away from holder, whose error then stops. Minutes before the
+// refusal and never in the older part of the store, the error is no
+// usual noise for having stopped (trip_filter_usual_suspect): it is what
+// tripped the breaker.
+func TestAnalyzeKeyedBreakerFollowsErrorsThatStoppedWhenItOpened(t *testing.T) {
+	const open = 2_800_000
+	refusal := "the circuit breaker for builds is open: 4 jobs failed by their holders since 10:04:10 (threshold 4)"
+	st := &windowStore{}
+	for k := range 40 { // the store reaches back 45 minutes, holder quiet
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb00+k),
+			logAt("", "holder", open-2_700_000+k*60_000, schema.SeverityInfo, fmt.Sprintf("job %d in builds completed", k)))...)
+	}
+	for k := range 4 {
+		ms := open - 300_000 + 15_000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc00+k),
+			logAt("", "holder", ms, schema.SeverityError, "TypeError: Cannot read properties of undefined (reading 'region')"),
+			logAt("", "queue", ms+10, schema.SeverityInfo, fmt.Sprintf("job %d in builds failed by its holder; recorded", 70+k)))...)
+	}
+	for k := range 8 { // refused since, holder sees no work of builds
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xd00+k),
+			logAt("", "queue", open-230_000+25_000*k, schema.SeverityError, refusal),
+			logAt("", "driver", open-230_000+25_000*k+10, schema.SeverityError, "failed to call queue: queue returned 423: "+refusal))...)
+	}
+	wantSuspect(t, queueRefuses(st, open, refusal), "holder")
+}
+
 func TestBreakerKey(t *testing.T) {
 	for body, want := range map[string]string{
 		"the circuit breaker for data-lake is open: 5 jobs failed":            "data-lake",

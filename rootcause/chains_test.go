@@ -87,6 +87,11 @@ func TestPointerChains(t *testing.T) {
 		steady: func(s string) bool { return s == "mailer" },
 		from:   "media",
 	}, {
+		name: "a few failures of its own the baseline's rate explains do not redirect",
+		votes: join(mkVotes(200, "front", "inventory", schema.KindDependencyTimeout, 1),
+			mkVotes(2, "inventory", "ppa", schema.KindDependencyTimeout, 0.35)),
+		from: "inventory",
+	}, {
 		name: "a service never an origin: where its errors in the traces passing through it lead",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),
 			withHops(mkVotes(6, "front", "search", schema.KindDBPoolExhaustion, 1), hop{from: "user", to: "search", weight: 1})),

@@ -47,7 +47,10 @@
 // service a vote points at fails, in its own traces, mostly by pointing at
 // yet another service (its failures weighted by novelty, so the noise it
 // always makes does not count), the vote moves on, unless that one was
-// seen serving as usual. A service whose breaker refuses calls without
+// seen serving as usual, or its own failing traces are too few that the
+// baseline's rate does not explain to say where they lead (novelty under
+// 2: two stray timeouts do not carry the hundreds of votes its callers'
+// timeouts gave it; those passing through it say it then). A service whose breaker refuses calls without
 // naming anything, and whose own new failures are few next to the
 // refusals, passes its votes to the callee most involved in the window's
 // failing traces. A service that refuses work and names no dependency
