@@ -13,6 +13,12 @@ package rootcause
 // (call_timing, logged_timing) count the requests a shift slowed
 // (shift.slowed): it counts at most 1 less its novelty (period.failNews);
 // when behaviour counts the traces a shift changed, the failing ones among
-// them count 1 less the failing traces' mean novelty.
-// Scenario: testdata/counted_once.txtar.
+// them count 1 less the failing traces' mean novelty. A service without
+// spans whose lines state how long its requests took (an edge proxy's
+// access line) waited, in that time, on the services it called: the part
+// their spans do not cover is its own (period.uncovered), and when that
+// part did not grow, its longer durations (and the time between its first
+// and last line) are no slowness of its own: logged_timing leaves them to
+// the spans that slowed.
+// Scenarios: testdata/counted_once.txtar, testdata/counted_once_stated.txtar.
 const ruleCountedOnce = "counted_once"

@@ -329,7 +329,9 @@
 //	counted_once  a failing trace counts once: a slower sample in it   —       none                                counted_once.txtar
 //	              explains only what its failure's novelty leaves
 //	              (call_timing, logged_timing); behaviour's change
-//	              in failing traces, 1 less their mean novelty
+//	              in failing traces, 1 less their mean novelty; a
+//	              spanless service's stated durations count only
+//	              by the part its callees' spans do not cover                                                      counted_once_stated.txtar
 //	own_trouble_stays an error of its own resources (a pool with no    —       half of the errors passing through  own_trouble_stays.txtar
 //	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
 //	              service, not the callee it names; nor does

@@ -195,6 +195,18 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 		}
 	}
 	sh, ls := loggedShift(w, b), logSpanShift(in.win, in.base, s.service)
+	if (sh.significant() || ls.significant()) && !in.off[ruleCountedOnce] {
+		// What its lines state, and the time between its first and last
+		// line, include its waits on the services it called: when the
+		// part of its stated durations their spans do not cover did not
+		// grow, the slower requests are theirs, counted once, by their
+		// spans.
+		own := &shift{}
+		own.merge(in.win.uncovered[s.service], in.base.uncovered[s.service], s.service)
+		if own.n > 0 && !own.significant() {
+			sh, ls = &shift{}, &shift{}
+		}
+	}
 	var reason string
 	var grew *shift
 	switch {
@@ -229,6 +241,71 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 	}
 	s.explain("logged_timing", grew.slowed(in.win))
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
+}
+
+// addUncovered accounts, for the one service of a trace that leaves no
+// spans and states how long it took (an edge proxy's access line "204
+// 385ms"), the part of that duration the spans it called do not cover:
+// those whose parent span is not in the trace (its own, never exported),
+// first start to last end, per service (clocks of different services
+// disagree), the longest; all of it when it called nothing that left
+// spans. What is left is its own time; its waits on what it called are
+// theirs (counted_once).
+func (p *period) addUncovered(recs []schema.Record) {
+	inTrace := make(map[schema.SpanID]bool, len(recs))
+	spanned := map[string]bool{}
+	for i := range recs {
+		if r := &recs[i]; r.Type == schema.TypeSpan {
+			inTrace[r.SpanID] = true
+			spanned[r.Service] = true
+		}
+	}
+	svc, stated := "", 0.0
+	for i := range recs {
+		r := &recs[i]
+		if r.Type == schema.TypeSpan || r.Service == "" || spanned[r.Service] {
+			continue
+		}
+		ns, ok := loggedDuration(r.Body)
+		if !ok {
+			continue
+		}
+		if svc != "" && svc != r.Service {
+			return // two services state durations: whose calls are whose is unknown
+		}
+		svc, stated = r.Service, max(stated, ns)
+	}
+	if svc == "" {
+		return
+	}
+	type extent struct{ from, to int64 }
+	by := map[string]extent{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Type != schema.TypeSpan || r.ParentSpanID == "" || inTrace[r.ParentSpanID] {
+			continue
+		}
+		from, to := r.Time.UnixNano(), r.Time.Add(r.Duration).UnixNano()
+		if e, ok := by[r.Service]; ok {
+			from, to = min(from, e.from), max(to, e.to)
+		}
+		by[r.Service] = extent{from, to}
+	}
+	covered := 0.0 // none: it called nothing that left spans
+	for _, e := range by {
+		covered = max(covered, float64(e.to-e.from))
+	}
+	if p.uncovered == nil {
+		p.uncovered = map[string]*timingStat{}
+	}
+	ts := p.uncovered[svc]
+	if ts == nil {
+		ts = &timingStat{}
+		p.uncovered[svc] = ts
+	}
+	if len(ts.ns) < maxLogged {
+		ts.add(max(0, stated-covered), recs[0].TraceID, true)
+	}
 }
 
 // addLogSpans accounts, per service in one trace's records, the time from

@@ -66,6 +66,10 @@ type period struct {
 	// logSpans is, per service, the time from its first to its last line
 	// in each trace (logged_timing).
 	logSpans map[string]*timingStat
+	// uncovered is, per service without spans, the part of the duration
+	// its line states for a request that the spans it called do not
+	// cover: its own time (counted_once).
+	uncovered map[string]*timingStat
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).
@@ -447,6 +451,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 		}
 	}
 	p.addLogSpans(recs)
+	p.addUncovered(recs)
 	p.addCallTimes(recs)
 }
 

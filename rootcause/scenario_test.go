@@ -46,7 +46,9 @@ import (
 // the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
 // which leaves no span, log an access line stating it took MS (the call's
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
-// @peer:DUR^MS has it write two plain lines MS apart; @peer:DUR>svc/op:SELF
+// @peer:DUR~- an access line that states no duration; @peer:DUR^MS has
+// it write two plain lines MS apart; @peer:DUR%MS has its
+// host clock run MS ahead (its lines later by as much); @peer:DUR>svc/op:SELF
 // has the peer call svc, whose span names the peer's (never exported) as
 // its parent. A tree whose root is @peer is a request taken by a service
 // that leaves no spans: its lines only ("handling request", and its
@@ -189,6 +191,7 @@ type node struct {
 	info       string  // a line it logs as it works, if any
 	logged     float64 // ms a peer's own line states its work took, if any
 	apart      float64 // ms between a peer's two plain lines, if any
+	ahead      float64 // ms a peer's host clock runs ahead of the others'
 	kids       []*node
 }
 
@@ -201,6 +204,7 @@ func parseNode(t *testing.T, tok string) *node {
 		}
 		name, d, _ := strings.Cut(rest, ":")
 		d, errText, _ := strings.Cut(d, "!")
+		d, aheadS, _ := strings.Cut(d, "%")
 		d, loggedS, _ := strings.Cut(d, "~")
 		d, apartS, _ := strings.Cut(d, "^")
 		v, err := strconv.ParseFloat(d, 64)
@@ -208,7 +212,9 @@ func parseNode(t *testing.T, tok string) *node {
 			t.Fatalf("bad peer %q", tok)
 		}
 		n := &node{svc: name, self: v, peer: true, host: host, err: errText}
-		if loggedS != "" {
+		if loggedS == "-" {
+			n.logged = -1 // an access line that states no duration
+		} else if loggedS != "" {
 			if n.logged, err = strconv.ParseFloat(loggedS, 64); err != nil {
 				t.Fatalf("bad stated duration in %q", tok)
 			}
@@ -216,6 +222,11 @@ func parseNode(t *testing.T, tok string) *node {
 		if apartS != "" {
 			if n.apart, err = strconv.ParseFloat(apartS, 64); err != nil {
 				t.Fatalf("bad time between lines in %q", tok)
+			}
+		}
+		if aheadS != "" {
+			if n.ahead, err = strconv.ParseFloat(aheadS, 64); err != nil {
+				t.Fatalf("bad clock offset in %q", tok)
 			}
 		}
 		return n
@@ -277,6 +288,14 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 					at, d = at.Add(kd), d+kd
 				}
 			}
+			mine := len(recs) // the peer's own lines follow (its clock may run ahead)
+			defer func() {
+				for i := mine; i < len(recs); i++ {
+					if recs[i].Type == schema.TypeLog && recs[i].Service == n.svc {
+						recs[i].Time = recs[i].Time.Add(time.Duration(n.ahead * float64(time.Millisecond)))
+					}
+				}
+			}()
 			attr := schema.AttrPeerService
 			if n.host {
 				attr = "server.address"
@@ -307,6 +326,9 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,
 					Service: n.svc, Severity: schema.SeverityInfo,
 					Body: fmt.Sprintf("GET /%s 200 %.1fms", n.svc, float64(max(d-jit(n.self-n.logged, k), 0))/1e6)})
+			} else if n.logged < 0 {
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,
+					Service: n.svc, Severity: schema.SeverityInfo, Body: fmt.Sprintf("GET /%s 200", n.svc)})
 			}
 			if n.err != "" && !entry {
 				// The call failed: an error status, and its caller logs it.
