@@ -252,18 +252,17 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 // spans. What is left is its own time; its waits on what it called are
 // theirs (counted_once).
 func (p *period) addUncovered(recs []schema.Record) {
-	inTrace := make(map[schema.SpanID]bool, len(recs))
-	spanned := map[string]bool{}
+	var buf [16]string
+	spanned := buf[:0] // the trace's services with spans: a few
 	for i := range recs {
-		if r := &recs[i]; r.Type == schema.TypeSpan {
-			inTrace[r.SpanID] = true
-			spanned[r.Service] = true
+		if r := &recs[i]; r.Type == schema.TypeSpan && !slices.Contains(spanned, r.Service) {
+			spanned = append(spanned, r.Service)
 		}
 	}
 	svc, stated := "", 0.0
 	for i := range recs {
 		r := &recs[i]
-		if r.Type == schema.TypeSpan || r.Service == "" || spanned[r.Service] {
+		if r.Type == schema.TypeSpan || r.Service == "" || slices.Contains(spanned, r.Service) {
 			continue
 		}
 		ns, ok := loggedDuration(r.Body)
@@ -277,6 +276,12 @@ func (p *period) addUncovered(recs []schema.Record) {
 	}
 	if svc == "" {
 		return
+	}
+	inTrace := make(map[schema.SpanID]bool, len(recs))
+	for i := range recs {
+		if recs[i].Type == schema.TypeSpan {
+			inTrace[recs[i].SpanID] = true
+		}
 	}
 	type extent struct{ from, to int64 }
 	by := map[string]extent{}
