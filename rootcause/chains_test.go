@@ -43,7 +43,7 @@ func withHops(vs []vote, h ...hop) []vote {
 	return vs
 }
 
-func never(string) bool { return false }
+func never(_, _ string) bool { return false }
 
 func TestPointerChains(t *testing.T) {
 	join := func(vs ...[]vote) []vote {
@@ -56,7 +56,7 @@ func TestPointerChains(t *testing.T) {
 	cases := []struct {
 		name     string
 		votes    []vote
-		steady   func(string) bool
+		steady   func(from, to string) bool
 		from, to string // want chains[from] == to ("" for no chain)
 	}{{
 		name: "a breaker's dependency fails by timing out on another",
@@ -84,13 +84,19 @@ func TestPointerChains(t *testing.T) {
 		name: "not onto a dependency seen serving as usual",
 		votes: join(mkVotes(100, "front", "media", schema.KindConnectionRefused, 1),
 			mkVotes(3, "media", "mailer", schema.KindTransient, 1)),
-		steady: func(s string) bool { return s == "mailer" },
+		steady: func(_, to string) bool { return to == "mailer" },
 		from:   "media",
 	}, {
 		name: "a few failures of its own the baseline's rate explains do not redirect",
 		votes: join(mkVotes(200, "front", "inventory", schema.KindDependencyTimeout, 1),
 			mkVotes(2, "inventory", "ppa", schema.KindDependencyTimeout, 0.35)),
 		from: "inventory",
+	}, {
+		name: "not where its own waits were slow",
+		votes: join(mkVotes(100, "front", "inventory", schema.KindDependencyTimeout, 1),
+			mkVotes(4, "inventory", "ppa", schema.KindDependencyTimeout, 1)),
+		steady: func(from, to string) bool { return from == "inventory" && to == "ppa" },
+		from:   "inventory",
 	}, {
 		name: "a service never an origin: where its errors in the traces passing through it lead",
 		votes: join(mkVotes(100, "front", "user", schema.KindCircuitOpen, 1),

@@ -19,6 +19,10 @@ package rootcause
 // their spans do not cover is its own (period.uncovered), and when that
 // part did not grow, its longer durations (and the time between its first
 // and last line) are no slowness of its own: logged_timing leaves them to
-// the spans that slowed.
-// Scenarios: testdata/counted_once.txtar, testdata/counted_once_stated.txtar.
+// the spans that slowed. Nor when that part grew in requests that mostly
+// called a service whose other callers' calls into it waited longer
+// (call_timing's network delay): the time is on that service's network,
+// which every caller crosses (onSlowWire).
+// Scenarios: testdata/counted_once.txtar, testdata/counted_once_stated.txtar,
+// testdata/counted_once_wire.txtar.
 const ruleCountedOnce = "counted_once"

@@ -332,10 +332,14 @@
 //	              in failing traces, 1 less their mean novelty; a
 //	              spanless service's stated durations count only
 //	              by the part its callees' spans do not cover                                                      counted_once_stated.txtar
+//	              (nor by time on a slow callee's wire)                                                            counted_once_wire.txtar
 //	own_trouble_stays an error of its own resources (a pool with no    —       half of the errors passing through  own_trouble_stays.txtar
 //	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
 //	              service, not the callee it names; nor does
 //	              breaker_trips move such a service's votes
+//	own_waits_stay a vote for a service whose calls to a callee        —       none                                own_waits_stay.txtar
+//	              waited on its own side (call_timing) stays;
+//	              the chains do not move it to that callee
 //	about_other   a line naming another service of the window as a    —       minAboutName 4                      about_other.txtar
 //	              word is that one's: not its writer's new error nor
 //	              a change in its writer's behaviour

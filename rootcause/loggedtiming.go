@@ -203,7 +203,7 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 		// spans.
 		own := &shift{}
 		own.merge(in.win.uncovered[s.service], in.base.uncovered[s.service], s.service)
-		if own.n > 0 && !own.significant() {
+		if own.n > 0 && (!own.significant() || onSlowWire(in, own)) {
 			sh, ls = &shift{}, &shift{}
 		}
 	}
@@ -241,6 +241,27 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 	}
 	s.explain("logged_timing", grew.slowed(in.win))
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
+}
+
+// onSlowWire reports whether most of the traces in which a spanless
+// service's own time (own, its uncovered part) was slow called a service
+// that call_timing found slow on the wire for its other callers (calls
+// into it waited longer): the time beyond that service's spans is then
+// on its network, which every caller crosses.
+func onSlowWire(in *inputs, own *shift) bool {
+	found := timingFindings(in.win, in.base)
+	slow := own.best().extra
+	if len(slow) == 0 {
+		return false
+	}
+	n := 0
+	for id := range slow {
+		c := in.win.uncoveredCallee[id]
+		if f := found[c]; f != nil && f.kind == schema.KindNetworkDelay && len(f.callers) > 0 {
+			n++
+		}
+	}
+	return 2*n > len(slow)
 }
 
 // addUncovered accounts, for the one service of a trace that leaves no
@@ -296,9 +317,17 @@ func (p *period) addUncovered(recs []schema.Record) {
 		}
 		by[r.Service] = extent{from, to}
 	}
-	covered := 0.0 // none: it called nothing that left spans
-	for _, e := range by {
-		covered = max(covered, float64(e.to-e.from))
+	covered, callee := 0.0, "" // none: it called nothing that left spans
+	for _, c := range sortedKeys(by) {
+		if e := by[c]; float64(e.to-e.from) > covered {
+			covered, callee = float64(e.to-e.from), c
+		}
+	}
+	if callee != "" && p.timing.keep {
+		if p.uncoveredCallee == nil {
+			p.uncoveredCallee = map[schema.TraceID]string{}
+		}
+		p.uncoveredCallee[recs[0].TraceID] = callee
 	}
 	if p.uncovered == nil {
 		p.uncovered = map[string]*timingStat{}

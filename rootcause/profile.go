@@ -70,6 +70,9 @@ type period struct {
 	// its line states for a request that the spans it called do not
 	// cover: its own time (counted_once).
 	uncovered map[string]*timingStat
+	// uncoveredCallee is, per window trace of uncovered, the service
+	// whose spans covered most of it.
+	uncoveredCallee map[schema.TraceID]string
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name
 	// in server.address is settled against (peerName).

@@ -284,8 +284,11 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 				hidden := spanID(seq, 5000+k)
 				at := start.Add(d / 2)
 				for _, c := range n.kids {
-					kd := emit(c, hidden, at, "")
-					at, d = at.Add(kd), d+kd
+					// Its wait on the wire (+WAIT) is outside the
+					// callee's span, inside the peer's time.
+					w := jit(c.wait, k+3000)
+					kd := emit(c, hidden, at.Add(w/2), "")
+					at, d = at.Add(kd+w), d+kd+w
 				}
 			}
 			mine := len(recs) // the peer's own lines follow (its clock may run ahead)

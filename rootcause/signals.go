@@ -369,7 +369,7 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry)
 	for _, r := range kindRules() {
 		out = append(out, r.name)
 	}

@@ -184,7 +184,10 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 			v.target, v.kind = v.origin.Service, v.origin.Class
 		}
 	}
-	chains := pointerChains(votes, func(svc string) bool { return seenSteady(w, b, svc) }, opt.Off)
+	steady := func(from, to string) bool {
+		return seenSteady(w, b, to) || !opt.Off[ruleOwnWaitsStay] && ownWaits(w, b, from, to)
+	}
+	chains := pointerChains(votes, steady, opt.Off)
 	for i := range votes {
 		tv.tally(&votes[i], chains)
 	}
@@ -297,12 +300,14 @@ func ownTrouble(k schema.Kind) bool {
 // pointerChains follows pointers across traces: when the service a vote
 // points at (say, the dependency behind an open breaker) mostly fails, in
 // its own traces, by pointing at yet another service, the vote moves on to
-// that one, unless that one was seen serving as usual (steady): its
-// failures then are the usual noise. It returns, for each target, where
+// that one, unless steady(from, to) says the failures from one to the
+// other are not the other's: it was seen serving as usual (its failures
+// are then the usual noise), or the waits were the caller's own
+// (own_waits_stay). It returns, for each target, where
 // its chain ends. Failures
 // count by their votes' novelty weight: errors a service logs as often as
 // in the baseline say nothing about where today's failures lead.
-func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) chains {
+func pointerChains(votes []vote, steady func(from, to string) bool, off map[string]bool) chains {
 	out := map[string]map[string]float64{} // origin service -> weighted targets of its errors
 	raw := map[[2]string]int{}             // (origin, target) -> votes
 	news := map[string]float64{}           // origin service -> its votes' novelty
@@ -387,7 +392,7 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 				best = u
 			}
 		}
-		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(best) {
+		if best != "" && m[best]*2 >= total && raw[[2]string{t, best}] >= 2 && !steady(t, best) {
 			return best, n
 		}
 		return "", n
@@ -440,6 +445,29 @@ func pointerChains(votes []vote, steady func(string) bool, off map[string]bool) 
 		}
 	}
 	return ch
+}
+
+// ruleOwnWaitsStay: a service whose calls to a callee waited longer while
+// the callee's other callers' calls to it did not (call_timing's caller
+// side: its egress, its network, its client) owns the timeouts of those
+// calls. Votes that point at it stay with it: the pointer chains do not
+// move them to that callee because its own failures, as an origin or in
+// the middle of the traces passing through it, timed out on it. A network
+// delay at a service slows its calls out as well as its answers; the
+// callee it times out on kept answering everyone else.
+//
+// Condition: call_timing put the waits of the chain's edge (from, to) on
+// from's side (a caller-side edge, or a caller whose calls to most
+// callees waited longer).
+// Scenario: testdata/own_waits_stay.txtar.
+const ruleOwnWaitsStay = "own_waits_stay"
+
+// ownWaits reports whether call_timing found from's calls to to slower
+// on from's side.
+func ownWaits(w, b *period, from, to string) bool {
+	timingFindings(w, b)
+	k := [2]string{from, to}
+	return w.timingOwned[k] || w.timingBroad[from] && w.timingSlowed[k]
 }
 
 // mostlyOwn reports whether own is at least half the weight of the
