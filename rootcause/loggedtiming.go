@@ -195,12 +195,13 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 		}
 	}
 	sh, ls := loggedShift(w, b), logSpanShift(in.win, in.base, s.service)
-	if (sh.significant() || ls.significant()) && !in.off[ruleCountedOnce] {
+	if sh.significant() && !in.off[ruleCountedOnce] {
 		// What its lines state, and the time between its first and last
-		// line, include its waits on the services it called: when the
-		// part of its stated durations their spans do not cover did not
-		// grow, the slower requests are theirs, counted once, by their
-		// spans.
+		// line, include its waits on the services it called: when its
+		// stated durations grew but the part their spans do not cover
+		// did not, the slower requests are theirs, counted once, by their
+		// spans. (Its lines growing apart while the durations they state
+		// did not is another matter: it is left as it is.)
 		own := &shift{}
 		own.merge(in.win.uncovered[s.service], in.base.uncovered[s.service], s.service)
 		if own.n > 0 && (!own.significant() || onSlowWire(in, own)) {
