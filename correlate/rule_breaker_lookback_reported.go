@@ -7,7 +7,8 @@ import "context"
 //
 // Condition: the breaker names no dependency but a key (see
 // breaker_lookback_key), and no trace of the breakerLookbackFar before its
-// refusal names the key: the work of the key does not say whose it is (a
+// refusal names the key, or none of those that do points anywhere once
+// the trip filters have left out the key's usual failures: the work of the key does not say whose it is (a
 // holder failing a job reports "POST /jobs/7/fail", and only the service
 // that keeps the breaker knows the job's namespace). Such a breaker
 // counts the failures reported to it, so the tripping traces are those
@@ -19,7 +20,8 @@ import "context"
 //
 // Constants: breakerLookbackFar, keyScanCap (one read with
 // breaker_lookback_key's).
-// Test: TestRules/breaker_lookback_reported (TestAnalyzeKeyedBreakerFollowsReportedFailures).
+// Test: TestRules/breaker_lookback_reported (TestAnalyzeKeyedBreakerFollowsReportedFailures;
+// past the key's usual failures: TestAnalyzeKeyedBreakerFollowsReportedFailuresPastTheKeysNoise).
 const ruleLookbackReported = "breaker_lookback_reported"
 
 func lookbackReported(ctx context.Context, st WindowStore, s *tripSearch) error {
@@ -27,8 +29,13 @@ func lookbackReported(ctx context.Context, st WindowStore, s *tripSearch) error 
 	if ks == nil || err != nil {
 		return err
 	}
-	if len(ks.hits(s, func(l keyTrace) bool { return l.named }, ruleLookbackKey)) > 0 {
-		return nil
+	if named := ks.hits(s, func(l keyTrace) bool { return l.named }, ruleLookbackKey); len(named) > 0 {
+		// The traces that name the key speak first; when the trip
+		// filters leave none of them a suspect (the key's usual
+		// failures, its refusals), they say nothing of what tripped it.
+		if t := weigh(ctx, st, s, latestHits(named)); t.err != nil || t.suspect != "" {
+			return t.err
+		}
 	}
 	if hits := ks.hits(s, func(l keyTrace) bool { return l.served && !l.ownFailure }, ruleLookbackReported); len(hits) > 0 {
 		s.hits = hits

@@ -339,11 +339,18 @@ type tally struct {
 	// slow sample (the request's duration, as a service's own lines time
 	// it, when its trace has no spans to time it by).
 	extra, longest map[schema.TraceID]float64
+	// members are the tests it pools, for the beta-binomial's decades
+	// (bb, once known).
+	members []member
+	bb      float64
+	bbKnown bool
 }
 
 func (t *tally) add(o *tally) {
 	t.slow += o.slow
 	t.expect += o.expect
+	t.members = append(t.members, o.members...)
+	t.bbKnown = false
 	for id, ns := range o.extra {
 		t.note(id, ns, o.longest[id])
 	}
@@ -375,7 +382,14 @@ func (t *tally) decades(n int) float64 {
 	if q < 1 {
 		kl += (1 - q) * math.Log((1-q)/(1-p))
 	}
-	return float64(n) * kl / math.Ln10
+	d := float64(n) * kl / math.Ln10
+	if t.members == nil {
+		return d
+	}
+	if !t.bbKnown {
+		t.bb, t.bbKnown = betaBinomDecades(t.members, t.slow), true
+	}
+	return min(d, t.bb)
 }
 
 // best is the surer of the shift's two tests.
@@ -506,6 +520,8 @@ func (t *tally) count(w, b *timingStat, limit, b50 float64) int {
 	}
 	t.slow += slow
 	t.expect += float64(len(w.ns)) * exceedance(k, len(b.ns))
+	t.members = append(t.members, member{n: len(w.ns), slow: slow, k: k, m: len(b.ns)})
+	t.bbKnown = false
 	return slow
 }
 

@@ -189,12 +189,19 @@
 //     and beyond twice its median (a median that moved under a long tail).
 //     What chance gives is read from the baseline's own samples: a limit
 //     that k of m baseline samples exceed is exceeded by a new one with
-//     probability (k+1)/(m+1), whatever the distribution. The tail
-//     P(X ≥ slow) of the binomial at that share, by its Chernoff bound,
-//     in decades, says how surely: minDecades (3) for a set to count as
-//     slowed, fullDecades (5) for its evidence to count whole. Three of
-//     three calls slow against a baseline of three is 1.8 decades: weak, and
-//     said so; thirty of a hundred against 5% is twelve.
+//     probability (k+1)/(m+1), whatever the distribution, and the count of
+//     n new samples beyond it is beta-binomial, BetaBin(n, k+1, m−k): the
+//     baseline's share is itself uncertain, the less so the longer the
+//     baseline (betabinom.go). Its tail P(X ≥ slow), by its Chernoff bound
+//     (exact when every sample is slow), in decades, says how surely:
+//     minDecades (3) for a set to count as slowed, fullDecades (5) for its
+//     evidence to count whole. Three of three calls slow against a
+//     baseline of three is 1.3 decades: weak, and said so; fifty of fifty
+//     is 4.4; thirty of a hundred against 5 of a hundred and forty is
+//     seven (sixteen if the baseline's share were known). A share the baseline's own spread allows is no shift: 38% of
+//     1400 beyond a limit that 46 of 140 baseline samples passed (33%) is
+//     well inside it (0.3 decades), where the binomial at a known 33% would
+//     be nearly 3 decades sure.
 //   - Behaviour. A change of an event's share of an operation's executions
 //     by at least minShareShift, with a two-proportion z score of at least
 //     minShiftZ, counts in full from a z score of twice that. (Fisher's
@@ -244,7 +251,10 @@
 // growing is a network delay. Its own account growing, with no error of
 // its own and no dependency its failures blame, is starvation; its lines
 // as far apart as before while its callers wait longer on it is, again,
-// the network.
+// the network. Its slower requests in which it warned of a dependency
+// ("retrying call to scorer", "CircuitBreaker 'scorer' is OPEN") are that
+// dependency's when it is a candidate of its own (warned_wait): it waited
+// on it, retried it or fell back from it.
 //
 // # Noise, and what explains a slower service
 //

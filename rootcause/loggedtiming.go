@@ -235,14 +235,18 @@ func scoreLoggedTiming(in *inputs, s *scored) {
 		// Slower by its own account, with no error of its own and no
 		// dependency its failures blame: its own work is starved.
 		s.timingKind = schema.KindCPUStarvation
-		reason += "; it logs no error of its own and blames no dependency: its own work is starved"
+		reason += starvedWords
 	}
 	if len(s.ownExamples) == 0 {
 		s.ownExamples = exampleIDs(grew.examples)
 	}
+	s.loggedSlow = grew.best().extra
 	s.explain("logged_timing", grew.slowed(in.win))
 	s.add("logged_timing", wLoggedTiming*math.Sqrt(grew.excess()), reason)
 }
+
+// starvedWords end logged_timing's evidence of a starved service.
+const starvedWords = "; it logs no error of its own and blames no dependency: its own work is starved"
 
 // onSlowWire reports whether most of the traces in which a spanless
 // service's own time (own, its uncovered part) was slow called a service
@@ -358,6 +362,9 @@ func (p *period) addLogSpans(recs []schema.Record) {
 		r := &recs[i]
 		if r.Type != schema.TypeLog || r.Service == "" || r.IsError() {
 			continue
+		}
+		if r.Severity >= schema.SeverityWarn && (p.services[r.Service] == nil || !p.services[r.Service].spans) {
+			p.noteWarned(r)
 		}
 		t := r.Time.UnixNano()
 		j := slices.IndexFunc(seen, func(s span) bool { return s.svc == r.Service })

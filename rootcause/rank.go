@@ -39,6 +39,9 @@ func rank(in *inputs) []Candidate {
 			all = append(all, s)
 		}
 	}
+	if !in.off[ruleWarnedWait] {
+		warnedWaits(in, all)
+	}
 	explained := map[string]string{}
 	if !in.off["deploy_effect"] {
 		explained = scoreDeployEffect(in, all)
@@ -117,6 +120,7 @@ func explainedParts(ex map[string]float64, total float64) string {
 		"call_timing":   "requests its timing slowed",
 		"logged_timing": "requests its stated durations slowed",
 		"behaviour":     "traces whose execution changed",
+		ruleWarnedWait:  "requests of a caller that waited on it",
 	}
 	var parts []string
 	for _, name := range sortedKeys(ex) {

@@ -46,7 +46,8 @@ import (
 // the peer that fails, its caller logging WORDS; @peer:DUR~MS has the peer,
 // which leaves no span, log an access line stating it took MS (the call's
 // DUR less its wait on the wire, DUR-MS, each varying by ±20%);
-// @peer:DUR~- an access line that states no duration; @peer:DUR^MS has
+// @peer:DUR~- an access line that states no duration; @peer:DUR?WORDS
+// has the peer log WORDS as it works (a warning when they begin WARN_); @peer:DUR^MS has
 // it write two plain lines MS apart; @peer:DUR%MS has its
 // host clock run MS ahead (its lines later by as much); @peer:DUR>svc/op:SELF
 // has the peer call svc, whose span names the peer's (never exported) as
@@ -204,6 +205,7 @@ func parseNode(t *testing.T, tok string) *node {
 		}
 		name, d, _ := strings.Cut(rest, ":")
 		d, errText, _ := strings.Cut(d, "!")
+		d, infoText, _ := strings.Cut(d, "?")
 		d, aheadS, _ := strings.Cut(d, "%")
 		d, loggedS, _ := strings.Cut(d, "~")
 		d, apartS, _ := strings.Cut(d, "^")
@@ -211,7 +213,7 @@ func parseNode(t *testing.T, tok string) *node {
 		if err != nil {
 			t.Fatalf("bad peer %q", tok)
 		}
-		n := &node{svc: name, self: v, peer: true, host: host, err: errText}
+		n := &node{svc: name, self: v, peer: true, host: host, err: errText, info: infoText}
 		if loggedS == "-" {
 			n.logged = -1 // an access line that states no duration
 		} else if loggedS != "" {
@@ -322,6 +324,16 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 					recs = append(recs, schema.Record{Type: schema.TypeLog, Time: first.Add(time.Duration(j) * gap), TraceID: tid,
 						Service: n.svc, Severity: schema.SeverityInfo, Body: body})
 				}
+			}
+			if n.info != "" {
+				// The peer logs a line as it works (a warning when it
+				// begins WARN_).
+				sev, body := schema.SeverityInfo, strings.ReplaceAll(n.info, "_", " ")
+				if b, ok := strings.CutPrefix(body, "WARN "); ok {
+					sev, body = schema.SeverityWarn, b
+				}
+				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d / 2), TraceID: tid,
+					Service: n.svc, Severity: sev, Body: body})
 			}
 			if n.logged > 0 {
 				// The peer leaves no span, but its access line says how

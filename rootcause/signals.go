@@ -40,6 +40,9 @@ type scored struct {
 	// requests the service explains, weighed by how surely (see doc.go,
 	// "Ranking").
 	explains map[string]float64
+	// loggedSlow are the requests logged_timing found slower, with how
+	// much (warned_wait reads them).
+	loggedSlow map[schema.TraceID]float64
 	// followed is set when behaviour already found the change to follow
 	// from a callee's trouble (and discounted it).
 	followed bool
@@ -369,7 +372,7 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry, ruleWarnedWait)
 	for _, r := range kindRules() {
 		out = append(out, r.name)
 	}

@@ -1,0 +1,125 @@
+package rootcause
+
+import "math"
+
+// member is one edge's or operation's part of a timing test: of its n
+// window samples, slow exceeded a limit that k of its m baseline samples
+// exceeded.
+//
+// When the window's samples come from the baseline's distribution, the
+// share of draws beyond a limit set among m baseline samples, k of them
+// beyond it, is itself uncertain: Beta(k+1, m−k). The count of the
+// window's samples beyond it is then beta-binomial, not binomial at a
+// known share: a baseline of 140 samples, 46 beyond a limit, allows a
+// window of 1400 with 38% beyond it (the binomial at 33% would call
+// that 3 decades sure), while 50 of 50 beyond all 3 of a baseline's
+// samples stays 5 decades sure.
+type member struct{ n, slow, k, m int }
+
+// logPMF is the beta-binomial's log probabilities of 0..n of the
+// member's window samples being beyond its limit.
+func (mb member) logPMF() []float64 {
+	a, b := float64(mb.k+1), float64(mb.m-mb.k)
+	out := make([]float64, mb.n+1)
+	lnBab := lbeta(a, b)
+	lnN, _ := math.Lgamma(float64(mb.n + 1))
+	for x := 0; x <= mb.n; x++ {
+		lx, _ := math.Lgamma(float64(x + 1))
+		ly, _ := math.Lgamma(float64(mb.n - x + 1))
+		out[x] = lnN - lx - ly + lbeta(float64(x)+a, float64(mb.n-x)+b) - lnBab
+	}
+	return out
+}
+
+func lbeta(a, b float64) float64 {
+	x, _ := math.Lgamma(a)
+	y, _ := math.Lgamma(b)
+	z, _ := math.Lgamma(a + b)
+	return x + y - z
+}
+
+// betaBinomDecades is how surely (−log10 of the p-value) the members'
+// slow samples, slow in all, exceed what their baselines allow: one
+// member's exact beta-binomial tail; of several, the Chernoff bound of the
+// sum of their counts, min over t ≥ 0 of Σ log E[exp(tX)] − t·slow, which
+// is exact when every sample is slow and otherwise errs on the side of
+// less sure.
+func betaBinomDecades(members []member, slow int) float64 {
+	var pmfs [][]float64
+	total, fixed := 0, 0
+	for _, mb := range members {
+		if mb.n == 0 {
+			continue
+		}
+		if mb.k >= mb.m {
+			// Every baseline sample was beyond: so is every window one.
+			fixed += mb.n
+			total += mb.n
+			continue
+		}
+		pmfs = append(pmfs, mb.logPMF())
+		total += mb.n
+	}
+	s := slow - fixed
+	if s <= 0 || len(pmfs) == 0 {
+		return 0
+	}
+	if len(pmfs) == 1 {
+		// One member: its exact tail.
+		p := pmfs[0]
+		hi := math.Inf(-1)
+		for _, l := range p[s:] {
+			hi = max(hi, l)
+		}
+		z := 0.0
+		for _, l := range p[s:] {
+			z += math.Exp(l - hi)
+		}
+		return max(0, -(hi+math.Log(z))/math.Ln10)
+	}
+	if slow >= total {
+		lp := 0.0
+		for _, p := range pmfs {
+			lp += p[len(p)-1]
+		}
+		return -lp / math.Ln10
+	}
+	// tilted is, at t, Σ log M_i(t) and the tilted mean Σ E_t[X_i].
+	tilted := func(t float64) (logM, mean float64) {
+		for _, p := range pmfs {
+			hi := math.Inf(-1)
+			for x, l := range p {
+				hi = max(hi, l+t*float64(x))
+			}
+			z, m := 0.0, 0.0
+			for x, l := range p {
+				e := math.Exp(l + t*float64(x) - hi)
+				z += e
+				m += e * float64(x)
+			}
+			logM += hi + math.Log(z)
+			mean += m / z
+		}
+		return logM, mean
+	}
+	if _, mean := tilted(0); float64(s) <= mean {
+		return 0
+	}
+	lo, hi := 0.0, 1.0
+	for i := 0; i < 60; i++ {
+		if _, mean := tilted(hi); mean >= float64(s) {
+			break
+		}
+		lo, hi = hi, 2*hi
+	}
+	for i := 0; i < 40; i++ {
+		mid := (lo + hi) / 2
+		if _, mean := tilted(mid); mean < float64(s) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	logM, _ := tilted(hi)
+	return max(0, -(logM-hi*float64(s))/math.Ln10)
+}
