@@ -84,42 +84,55 @@ func betaBinomDecades(members []member, slow int) float64 {
 		}
 		return -lp / math.Ln10
 	}
-	// tilted is, at t, Σ log M_i(t) and the tilted mean Σ E_t[X_i].
-	tilted := func(t float64) (logM, mean float64) {
+	// tilted is, at t, Σ log M_i(t) and the tilted mean and variance
+	// Σ E_t[X_i], Σ Var_t[X_i].
+	tilted := func(t float64) (logM, mean, vari float64) {
 		for _, p := range pmfs {
 			hi := math.Inf(-1)
 			for x, l := range p {
 				hi = max(hi, l+t*float64(x))
 			}
-			z, m := 0.0, 0.0
+			z, m, m2 := 0.0, 0.0, 0.0
 			for x, l := range p {
 				e := math.Exp(l + t*float64(x) - hi)
 				z += e
 				m += e * float64(x)
+				m2 += e * float64(x) * float64(x)
 			}
 			logM += hi + math.Log(z)
 			mean += m / z
+			vari += max(0, m2/z-(m/z)*(m/z))
 		}
-		return logM, mean
+		return logM, mean, vari
 	}
-	if _, mean := tilted(0); float64(s) <= mean {
+	// Newton's method on the tilted mean, kept inside the bracket that
+	// bisection would narrow: any t gives a bound, the best t the
+	// tightest.
+	target := float64(s)
+	lo, hi, t := 0.0, math.Inf(1), 0.0
+	logM, mean, vari := tilted(0)
+	if target <= mean {
 		return 0
 	}
-	lo, hi := 0.0, 1.0
-	for i := 0; i < 60; i++ {
-		if _, mean := tilted(hi); mean >= float64(s) {
+	for range 60 {
+		if mean < target {
+			lo = t
+		} else {
+			hi = t
+		}
+		if math.Abs(mean-target) < 1e-6*target+1e-9 {
 			break
 		}
-		lo, hi = hi, 2*hi
-	}
-	for i := 0; i < 40; i++ {
-		mid := (lo + hi) / 2
-		if _, mean := tilted(mid); mean < float64(s) {
-			lo = mid
-		} else {
-			hi = mid
+		next := t + (target-mean)/max(vari, 1e-12)
+		if !(next > lo && next < hi) {
+			if math.IsInf(hi, 1) {
+				next = max(2*t, t+1)
+			} else {
+				next = (lo + hi) / 2
+			}
 		}
+		t = next
+		logM, mean, vari = tilted(t)
 	}
-	logM, _ := tilted(hi)
-	return max(0, -(logM-hi*float64(s))/math.Ln10)
+	return max(0, -(logM-t*target)/math.Ln10)
 }

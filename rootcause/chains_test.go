@@ -27,6 +27,14 @@ func mkVotes(n int, from, to string, k schema.Kind, wt float64) []vote {
 	return out
 }
 
+// refusedBy has svc log every vote's refusal.
+func refusedBy(vs []vote, svc string) []vote {
+	for i := range vs {
+		vs[i].refuser = svc
+	}
+	return vs
+}
+
 // through gives every vote the services that took part in its trace.
 func through(vs []vote, svcs ...string) []vote {
 	for i := range vs {
@@ -137,6 +145,12 @@ func TestPointerChains(t *testing.T) {
 		votes: join(through(mkVotes(50, "holder", "queue", schema.KindCircuitOpen, 1), "holder", "queue"),
 			through(mkVotes(20, "holder", "gitapi", schema.KindDependencyTimeout, 1), "holder", "queue")),
 		from: "queue", to: "gitapi",
+	}, {
+		name: "a caller's own bulkhead refused calls to a dependency that took part in the trace's earlier attempts",
+		votes: join(through(mkVotes(300, "worker", "payments", schema.KindDBPoolExhaustion, 1), "worker", "payments"),
+			refusedBy(through(mkVotes(3, "worker", "payments", schema.KindBulkheadFull, 1), "worker", "payments"), "worker"),
+			through(mkVotes(20, "worker", "worker", schema.KindUnknown, 1), "worker", "payments")),
+		from: "payments",
 	}, {
 		name: "a caller's breaker keeps calls away from a dependency, which served none of the refused traces",
 		votes: join(through(mkVotes(50, "web", "payments", schema.KindCircuitOpen, 1), "web"),

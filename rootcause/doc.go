@@ -306,7 +306,8 @@
 //	              with call_timing, which reads the same spans, the two
 //	              count as the larger, not their sum)
 //	call_timing   slow share of its edges' waits or own work rose     E       1.1×p95+0.2 ms and 2×p50+0.2 ms,    call_timing_*.txtar
-//	              (explains the time slowed requests lost to it)              chance (k+1)/(m+1), 3 and 5 decades
+//	              (explains the time slowed requests lost to it)              beta-binomial BetaBin(n, k+1, m−k),
+//	                                                                          3 and 5 decades
 //	logged_timing a spanless service's own stated durations rose      E       as call_timing                      logged_timing_*.txtar
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
@@ -323,7 +324,9 @@
 //	              traces its new version served, which fail more              minDecades (binomial, as call_timing)
 //	              than before it, with a kind a request can cause
 //	breaker_trips a service refusing work, naming no dependency,      E       majority of the served traces'      breaker_trips.txtar
-//	              leads where the failing traces it served lead               novelty
+//	              leads where the failing traces it served lead               novelty                             chains_test.go
+//	              (a full bulkhead only when it logged it itself:
+//	              not a caller's own bulkhead for calls to it)
 //	throttle_stays a vote of a 429 stays with its throttler: chains     —       none                                throttle_stays.txtar
 //	              do not move it to where its other failures lead
 //	spanless_entry a span whose parent is missing, that no call          —       none                                spanless_entry.txtar
@@ -347,6 +350,10 @@
 //	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
 //	              service, not the callee it names; nor does
 //	              breaker_trips move such a service's votes
+//	warned_wait   a spanless service's slower requests in which it    E       none (the share that names it)      warned_wait.txtar
+//	              warned of a dependency (a retry, an open breaker,
+//	              a fallback) are that dependency's, when it is a
+//	              candidate: the service waited on it, not starved
 //	own_waits_stay a vote for a service whose calls to a callee        —       none                                own_waits_stay.txtar
 //	              waited on its own side (call_timing) stays;
 //	              the chains do not move it to that callee

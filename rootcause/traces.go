@@ -226,6 +226,10 @@ type vote struct {
 	caller string
 	// through are the services that took part in the trace.
 	through []string
+	// refuser is the service that logged the trace's refusal (an open
+	// breaker, a full bulkhead) of its target, when one did: the target
+	// itself, or a caller whose own guard kept calls from it.
+	refuser string
 	// servedAny are the rollouts' services that served the trace;
 	// servedNew those that served it on their new version.
 	servedAny, servedNew []string
@@ -252,6 +256,10 @@ func newVote(res *correlate.Result, entry string, weight float64, offOwn bool) v
 		v.cascade = append(v.cascade, c.Service)
 	}
 	for _, f := range res.Failures {
+		if k := f.Class; v.refuser == "" && (k == schema.KindCircuitOpen || k == schema.KindBulkheadFull) &&
+			(f.Service == v.target || f.Target == v.target) {
+			v.refuser = f.Service
+		}
 		switch {
 		case f.Service == v.origin.Service:
 		case f.Target == "" || f.Target == f.Service:
@@ -361,8 +369,11 @@ func pointerChains(votes []vote, steady func(from, to string) bool, off map[stri
 			// Only a service that took part in the trace refused it
 			// itself; a caller's own breaker keeps calls away from its
 			// dependency, which then leaves no record (that one is the
-			// chains' above).
-			if slices.Contains(v.through, v.target) {
+			// chains' above). A bulkhead is a caller's pool per
+			// dependency: the dependency refused nothing unless it
+			// logged the refusal itself, even when it took part in the
+			// trace's earlier attempts.
+			if slices.Contains(v.through, v.target) && (v.kind != schema.KindBulkheadFull || v.refuser == "" || v.refuser == v.target) {
 				refusing[v.target] = true
 			}
 			continue
@@ -633,6 +644,11 @@ func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 // ruleBreakerTrips follows a service that refuses work and names no
 // dependency (an open breaker keyed by a namespace, a region, a tenant)
 // to where the failing traces it served lead: the work that tripped it.
+// A full bulkhead must be the service's own (it logged it): a caller whose
+// own bulkhead, its pool for calls to the service, turned calls away
+// ("bulkhead payment full", logged by the caller) made it refuse nothing,
+// even in traces whose earlier attempts it served. (A breaker's refusal a
+// caller quotes, "responded 423: namespace … is paused", is the service's.)
 const ruleBreakerTrips = "breaker_trips"
 
 // passedThrough counts the failing traces whose votes a pointer chain
