@@ -8,9 +8,10 @@ import "context"
 // Condition: the breaker names no dependency but a key (see
 // breaker_lookback_key), and no trace of the breakerLookbackFar before its
 // refusal names the key, or none of those that do points anywhere once
-// the trip filters have left out the key's usual failures: the work of the key does not say whose it is (a
-// holder failing a job reports "POST /jobs/7/fail", and only the service
-// that keeps the breaker knows the job's namespace). Such a breaker
+// the trip filters have left out the key's usual failures: the work of
+// the key does not say whose it is (a holder failing a job reports "POST
+// /jobs/7/fail", and only the service that keeps the breaker knows the
+// job's namespace). Such a breaker
 // counts the failures reported to it, so the tripping traces are those
 // its service served (a line of it in the trace that is no error) that
 // failed elsewhere (the first failure is another service's), other than

@@ -363,7 +363,8 @@ func (p *period) addLogSpans(recs []schema.Record) {
 		if r.Type != schema.TypeLog || r.Service == "" || r.IsError() {
 			continue
 		}
-		if r.Severity >= schema.SeverityWarn && (p.services[r.Service] == nil || !p.services[r.Service].spans) {
+		if p.timing.keep && r.Severity >= schema.SeverityWarn && (p.services[r.Service] == nil || !p.services[r.Service].spans) {
+			// warned_wait reads the window's only.
 			p.noteWarned(r)
 		}
 		t := r.Time.UnixNano()

@@ -73,8 +73,8 @@ type period struct {
 	// uncoveredCallee is, per window trace of uncovered, the service
 	// whose spans covered most of it.
 	uncoveredCallee map[schema.TraceID]string
-	// warned is, per service without spans and trace, the dependency its
-	// warnings there name (warned_wait).
+	// warned is, per service without spans and window trace, the
+	// dependency its warnings there name (warned_wait).
 	warned map[warnedKey]string
 	// names are the services that wrote records and the names client
 	// spans give their peers (peer.service), by NameKey: what a host name

@@ -226,9 +226,9 @@ type vote struct {
 	caller string
 	// through are the services that took part in the trace.
 	through []string
-	// refuser is the service that logged the trace's refusal (an open
-	// breaker, a full bulkhead) of its target, when one did: the target
-	// itself, or a caller whose own guard kept calls from it.
+	// refuser is the service that logged the trace's full bulkhead of
+	// its target, when one did: the target itself, or a caller whose own
+	// pool for calls to it was full (breaker_trips).
 	refuser string
 	// servedAny are the rollouts' services that served the trace;
 	// servedNew those that served it on their new version.
@@ -256,8 +256,7 @@ func newVote(res *correlate.Result, entry string, weight float64, offOwn bool) v
 		v.cascade = append(v.cascade, c.Service)
 	}
 	for _, f := range res.Failures {
-		if k := f.Class; v.refuser == "" && (k == schema.KindCircuitOpen || k == schema.KindBulkheadFull) &&
-			(f.Service == v.target || f.Target == v.target) {
+		if v.refuser == "" && f.Class == schema.KindBulkheadFull && (f.Service == v.target || f.Target == v.target) {
 			v.refuser = f.Service
 		}
 		switch {

@@ -18,7 +18,8 @@ import (
 // is a candidate of its own (its callers' spans or errors name it).
 //
 // No constant: the share moved is the share of the slower requests whose
-// warnings name the dependency. Scenario: testdata/warned_wait.txtar.
+// warnings name the dependency; when that is most of them, the service is
+// no longer called starved. Scenario: testdata/warned_wait.txtar.
 const ruleWarnedWait = "warned_wait"
 
 // warnedKey is a service and a trace of it.
@@ -60,15 +61,11 @@ func warnedWaits(in *inputs, all []*scored) {
 				named[dep]++
 			}
 		}
-		dep, n := "", 0
-		for _, d := range sortedKeys(named) {
-			if named[d] > n {
-				dep, n = d, named[d]
-			}
-		}
-		if n == 0 {
+		top := topKeys(named, 1)
+		if len(top) == 0 {
 			continue
 		}
+		dep, n := top[0], named[top[0]]
 		var to *scored
 		for _, c := range all {
 			if c != s && correlate.SameService(c.service, dep) {
@@ -92,6 +89,6 @@ func warnedWaits(in *inputs, all []*scored) {
 		s.evidence = append(s.evidence, fmt.Sprintf("in %d of its %d slower requests it warned of %s: that time was spent on %s, not starved [%s]",
 			n, len(s.loggedSlow), dep, to.service, ruleWarnedWait))
 		to.add(ruleWarnedWait, share, fmt.Sprintf("%s, which leaves no spans, took longer in %d requests and warned of it in %d of them (%q): it waited on %s",
-			s.service, len(s.loggedSlow), n, strings.TrimSpace(dep), to.service))
+			s.service, len(s.loggedSlow), n, dep, to.service))
 	}
 }
