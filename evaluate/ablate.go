@@ -170,13 +170,13 @@ func difference(off, on *float64) *float64 {
 	return &d
 }
 
-// variantScore scores one variant, pooled and per set.
-func variantScore(sets []string, cases []CaseAblation, pick func(CaseAblation) CaseResult) VariantScore {
+// variantScore scores one variant of cases, pooled and per set.
+func variantScore[C interface{ setName() string }](sets []string, cases []C, pick func(C) CaseResult) VariantScore {
 	var all []CaseResult
 	per := map[string][]CaseResult{}
 	for _, c := range cases {
 		all = append(all, pick(c))
-		per[c.Set] = append(per[c.Set], pick(c))
+		per[c.setName()] = append(per[c.setName()], pick(c))
 	}
 	s := Summarize(all)
 	v := VariantScore{AC1: s.AC["1"], AC3: s.AC["3"], KindAccuracy: s.KindAccuracy, OriginAccuracy: s.OriginAccuracy}
@@ -185,6 +185,8 @@ func variantScore(sets []string, cases []CaseAblation, pick func(CaseAblation) C
 	}
 	return v
 }
+
+func (c CaseAblation) setName() string { return c.Set }
 
 // changeOf says how a case's result changed from on to off.
 func changeOf(on, off CaseResult) string {

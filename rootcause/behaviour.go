@@ -444,10 +444,6 @@ func (sh *behaviourShift) changedOK() float64 {
 	return n
 }
 
-// olderShare is what a change judged against the baseline's older half
-// counts for: the newer half, nearer the window, disagrees.
-const olderShare = 0.5
-
 // weight is the strength a shift is ranked by.
 func (sh *behaviourShift) weight() float64 {
 	if sh.older {
@@ -705,10 +701,6 @@ func scoreBehaviour(in *inputs, s *scored) {
 	s.explain("behaviour", n)
 	s.add("behaviour", v, reason)
 }
-
-// explainedShare is what is left of a behaviour change that a callee's
-// trouble can explain.
-const explainedShare = 0.25
 
 // troubledCallees lists the services svc calls that did not keep serving
 // as usual, or that failing traces point at.

@@ -64,15 +64,10 @@ import (
 
 // Constants of call_timing.
 const (
-	slowFactor  = 1.1   // a slow sample exceeds this times the baseline's p95 ...
-	slowFloorNs = 200e3 // ... plus this (0.2 ms): timer noise of tiny spans
-	// minDecades is how surely (-log10 of the binomial tail's p-value) a
-	// set's slow samples must exceed what chance gives for the set to have
-	// slowed; fullDecades is where its evidence counts whole. Fewer
-	// samples give less sure evidence, never none: no sample size is
-	// required.
-	minDecades  = 3.0
-	fullDecades = 5.0
+	// slowFloorNs is added to slowFactor (tuning.go) times the baseline's
+	// p95: timer noise of tiny spans (0.2 ms). minDecades and fullDecades
+	// are in tuning.go too.
+	slowFloorNs = 200e3
 	// broadCallees is how many of a caller's callees must wait longer, at
 	// least, for the waits to be the caller's (and at least half of them).
 	broadCallees = 2

@@ -165,6 +165,13 @@
 // No rule drops evidence for a small sample: a test's power grows with
 // its samples, and few samples give weak evidence, never none.
 //
+// The constants above that are chosen rather than derived (minDecades,
+// fullDecades, slowFactor, olderShare, explainedShare, chainFloor,
+// newVoteWeight, symptomUnit) are in tuning.go, and `analyze eval --tune`
+// checks each by leave-one-set-out: for each set, the value that scores
+// best on all the other sets is measured on the one left out
+// (scripts/tune-all.sh writes docs/tuning.md).
+//
 //   - Novelty. A failing trace's vote is weighed by how far the count of its
 //     first error's signature in the window exceeds what the baseline rate
 //     explains: the highest rate the baseline's count makes plausible (the

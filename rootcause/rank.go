@@ -69,15 +69,10 @@ func rank(in *inputs) []Candidate {
 }
 
 // Weights of the ranking (see doc.go, "Ranking").
-const (
-	// symptomUnit is what a symptom signal adds to the score per unit of
-	// its weight, at most: new_errors in full (1.5) adds 0.043.
-	symptomUnit = 0.2 / 7
-	// symptomScale is the most the symptom signals add up to on their
-	// weights, and wSymptoms the most they add to a candidate's score.
-	symptomScale = wNewErrors + wLatency + wDeploy
-	wSymptoms    = symptomUnit * symptomScale
-)
+// symptomScale is the most the symptom signals add up to on their
+// weights; symptomUnit (tuning.go) times it is the most they add to a
+// candidate's score (wSymptoms in doc.go).
+const symptomScale = wNewErrors + wLatency + wDeploy
 
 // weigh turns the signals into the ranking's terms: an explaining rule's
 // signal becomes the share of the window's anomalous requests it explains

@@ -430,8 +430,8 @@ func TestExplainedOutranksSymptoms(t *testing.T) {
 	if big.score() <= small.score() {
 		t.Fatalf("explaining 88 of 91 failing traces scores %.3f, below %.3f for 3 of them with every symptom in full", big.score(), small.score())
 	}
-	if got := small.score(); math.Abs(got-(3.0/91+wSymptoms)) > 0.01 {
-		t.Errorf("3 of 91 with every symptom in full scores %.3f, want its share %.3f plus wSymptoms %.3f", got, 3.0/91, wSymptoms)
+	if got, most := small.score(), symptomUnit*symptomScale; math.Abs(got-(3.0/91+most)) > 0.01 {
+		t.Errorf("3 of 91 with every symptom in full scores %.3f, want its share %.3f plus the symptoms' most %.3f", got, 3.0/91, most)
 	}
 	if !strings.HasPrefix(big.evidence[0], "explains 97% of the window's anomalous requests") {
 		t.Errorf("the first evidence line is %q, want the explained share", big.evidence[0])

@@ -619,15 +619,6 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 	}
 }
 
-// newVoteWeight is the novelty weight from which a vote is news: the
-// baseline's rate explains at most half of its kind of error.
-const newVoteWeight = 0.5
-
-// chainFloor is the least a vote weighs in finding where failures lead
-// (pointerChains): a trace of usual noise explains nothing new, but its
-// errors still show which way its failures point.
-const chainFloor = 0.1
-
 func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 	if sig == "" {
 		return

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -24,7 +25,44 @@ type evalFlags struct {
 	rules     string
 	sample    int
 	origins   int
+	tune      tuneFlag
 	mem       memoryLimit
+}
+
+// tuneFlag is --tune NAME=V1,V2,..., repeatable: the values of the
+// ranking's chosen constants to try.
+type tuneFlag []evaluate.Setting
+
+func (t *tuneFlag) String() string { return "" }
+
+func (t *tuneFlag) Set(v string) error {
+	name, values, ok := strings.Cut(v, "=")
+	if !ok || values == "" {
+		return fmt.Errorf("want NAME=V1,V2,... (the constants: %s)", tunableNames())
+	}
+	name = strings.TrimSpace(name)
+	for _, x := range strings.Split(values, ",") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a number", name, x)
+		}
+		restore, err := rootcause.SetTunable(name, f) // checks the name and the value
+		if err != nil {
+			return err
+		}
+		restore()
+		*t = append(*t, evaluate.Setting{Name: name, Value: f})
+	}
+	return nil
+}
+
+// tunableNames lists the chosen constants with their values.
+func tunableNames() string {
+	var parts []string
+	for _, t := range rootcause.Tunables() {
+		parts = append(parts, fmt.Sprintf("%s (%g)", t.Name, t.Value))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // evalSet is the cases found under one DIR argument.
@@ -49,13 +87,14 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
 	fs.IntVar(&f.origins, "origins", 0,
 		"check the per-trace origin of at most N of a case's failing traces, evenly spread (0: all of them; with --ablate, 30: it checks them once per variant)")
+	fs.Var(&f.tune, "tune", "try these values of one of the ranking's chosen constants, NAME=V1,V2,... (repeatable), and pick each by leave-one-set-out: "+tunableNames())
 	fs.Var(&f.mem, "memory-limit", memoryLimitHelp)
 	dirs, err := parseFlags(fs, args)
 	if err == nil && len(dirs) == 0 {
 		err = badUsage("give at least one case folder (a folder with truth.json, or a folder of them)")
 	}
-	if err == nil && f.baselines && f.ablate {
-		err = badUsage("give --baselines or --ablate, not both")
+	if err == nil && (f.baselines && f.ablate || f.baselines && len(f.tune) > 0 || f.ablate && len(f.tune) > 0) {
+		err = badUsage("give one of --baselines, --ablate and --tune")
 	}
 	if err == nil && f.origins < 0 {
 		err = badUsage("--origins is a count of failing traces per case (0: all of them), not %d", f.origins)
@@ -83,9 +122,12 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		opt.Origins = ablationOrigins
 	}
 	opt.Rootcause.SampleAbove = f.sample
-	if f.ablate {
+	switch {
+	case f.ablate:
 		err = runAblation(ctx, e, f, sets, opt)
-	} else {
+	case len(f.tune) > 0:
+		err = runTuning(ctx, e, f, sets, opt)
+	default:
 		err = runScoring(ctx, e, f, sets, opt)
 	}
 	if err != nil {
@@ -214,6 +256,88 @@ func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt e
 		return writeJSON(e.Stdout, ab)
 	}
 	return writeAblation(e.Stdout, ab)
+}
+
+// runTuning scores every case with the constants as they are and with
+// each --tune value, one case and one analysis at a time, and prints each
+// constant's scores and its leave-one-set-out folds.
+func runTuning(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt evaluate.Options) error {
+	var cases []evaluate.CaseTuning
+	names := make([]string, len(sets))
+	for i, set := range sets {
+		names[i] = set.dir
+		for _, dir := range set.cases {
+			c, err := evaluate.LoadCase(dir)
+			if err != nil {
+				return badUsage("%v", err)
+			}
+			cs, err := evaluate.OpenCase(ctx, c, opt)
+			if err != nil {
+				return err
+			}
+			ct, err := cs.Tune(ctx, set.dir, f.tune)
+			if cerr := cs.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if !f.json {
+				var ranks []string
+				for j, r := range ct.With {
+					if r.Rank != ct.Now.Rank {
+						ranks = append(ranks, fmt.Sprintf("%s=%g %d", f.tune[j].Name, f.tune[j].Value, r.Rank))
+					}
+				}
+				line := fmt.Sprintf("%-40s truth %-28s rank %d", ct.Now.Case, ct.Now.Truth, ct.Now.Rank)
+				if len(ranks) > 0 {
+					line += "  | rank with: " + strings.Join(ranks, ", ")
+				}
+				fmt.Fprintln(e.Stderr, line)
+			}
+			cases = append(cases, *ct)
+		}
+	}
+	t := evaluate.SummarizeTuning(names, f.tune, cases)
+	if f.json {
+		return writeJSON(e.Stdout, t)
+	}
+	return writeTuning(e.Stdout, t)
+}
+
+func writeTuning(w io.Writer, t *evaluate.Tuning) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := fmt.Sprintf("constant (%d cases)\tvalue\tAC@1\tAC@3\tkind", t.Cases)
+	for _, s := range t.Sets {
+		head += "\tAC@1 " + filepath.Base(s)
+	}
+	fmt.Fprintln(tw, head)
+	for _, c := range t.Constants {
+		for _, v := range c.Values {
+			value := fmt.Sprintf("%g", v.Value)
+			if v.Value == c.Current {
+				value += " (now)"
+			}
+			line := fmt.Sprintf("%s\t%s\t%.3f\t%.3f\t%s", c.Name, value, v.AC1, v.AC3, share(v.KindAccuracy))
+			for _, x := range v.SetAC1 {
+				line += fmt.Sprintf("\t%.3f", x)
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nleave-one-set-out: each set's AC@1 at the value picked on all the other sets, and at the value now")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "constant\theld out\tpicked\tAC@1\tAC@1 now")
+	for _, c := range t.Constants {
+		for _, f := range c.Folds {
+			fmt.Fprintf(tw, "%s\t%s\t%g\t%.3f\t%.3f\n", c.Name, filepath.Base(f.Set), f.Picked, f.AC1, f.CurrentAC1)
+		}
+		fmt.Fprintf(tw, "%s\tall, pooled\t\t%.3f\t%.3f\n", c.Name, c.HeldOutAC1, c.CurrentAC1)
+	}
+	return tw.Flush()
 }
 
 // ablationOrigins is how many failing traces of a case an ablation checks

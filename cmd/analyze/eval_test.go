@@ -129,10 +129,36 @@ func TestEvalAblateSomeRules(t *testing.T) {
 	}
 }
 
+// --tune scores the case at each value and reports the constant's
+// leave-one-set-out folds; a constant that is not one, or a value that is
+// not a number, is a usage error.
+func TestEvalTune(t *testing.T) {
+	set := simSet(t, "network-delay")
+	code, out, errs := runCmd(t, "eval", "--json", "--tune", "min_decades=2,4", "--tune", "older_share=0.25", set)
+	var doc evaluate.Tuning
+	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errs)
+	}
+	if doc.Cases != 1 || len(doc.Constants) != 2 || doc.Constants[0].Name != "min_decades" || len(doc.Constants[0].Values) != 3 ||
+		len(doc.Constants[1].Values) != 2 || len(doc.Constants[0].Folds) != 1 {
+		t.Fatalf("tuning document %+v; want 1 case, min_decades at 3 values and older_share at 2, one fold each", doc)
+	}
+	if v := doc.Constants[0].Values[1]; v.Value != 3 || v.AC1 != 1 {
+		t.Errorf("min_decades now: %+v, want 3 with the fault ranked first", v)
+	}
+	for _, bad := range []string{"no_such=1", "min_decades=x", "min_decades", "min_decades=-1"} {
+		code, _, errs := runCmd(t, "eval", "--tune", bad, set)
+		if code != exitUsage || !strings.Contains(errs, "tune") {
+			t.Errorf("--tune %s: exit %d, stderr %q; want a usage error", bad, code, errs)
+		}
+	}
+}
+
 func TestEvalUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval"},
 		{"eval", "--baselines", "--ablate", t.TempDir()},
+		{"eval", "--ablate", "--tune", "min_decades=2", t.TempDir()},
 		{"eval", "--rules", "call_timing", t.TempDir()},
 		{"eval", t.TempDir()},
 	} {
