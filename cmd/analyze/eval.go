@@ -314,7 +314,7 @@ func writeTuning(w io.Writer, t *evaluate.Tuning) error {
 	fmt.Fprintln(tw, head)
 	for _, c := range t.Constants {
 		for _, v := range c.Values {
-			value := fmt.Sprintf("%g", v.Value)
+			value := fmt.Sprintf("%.4g", v.Value)
 			if v.Value == c.Current {
 				value += " (now)"
 			}
@@ -333,7 +333,7 @@ func writeTuning(w io.Writer, t *evaluate.Tuning) error {
 	fmt.Fprintln(tw, "constant\theld out\tpicked\tAC@1\tAC@1 now")
 	for _, c := range t.Constants {
 		for _, f := range c.Folds {
-			fmt.Fprintf(tw, "%s\t%s\t%g\t%.3f\t%.3f\n", c.Name, filepath.Base(f.Set), f.Picked, f.AC1, f.CurrentAC1)
+			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.3f\t%.3f\n", c.Name, filepath.Base(f.Set), f.Picked, f.AC1, f.CurrentAC1)
 		}
 		fmt.Fprintf(tw, "%s\tall, pooled\t\t%.3f\t%.3f\n", c.Name, c.HeldOutAC1, c.CurrentAC1)
 	}
