@@ -54,16 +54,7 @@
 //
 // A trace without spans has only its lines: a line of a caller naming the
 // callee it calls ("calling http://orders:8080/...") bounds the callee's
-// clock from below (its lines cannot precede the call). Two rules bound
-// it from above, for a callee whose clock runs ahead, whose errors would
-// otherwise follow the caller's reports of them: an error that quotes
-// another service's error message (a wrapped chain, "payment failed:
-// charge 8812 failed: ...") came after it (skew_quoted), and a caller's
-// error that tells the status its callee answered ("request to orders
-// failed with status 400") came after the callee's first error
-// (skew_answered); a callee's error later by more than answerSlack
-// (100 ms, a handler logging after it answered) is moved a tolerance
-// before the line that reports it.
+// clock from below (its lines cannot precede the call).
 //
 // # Classify
 //
@@ -294,8 +285,6 @@
 //	breaker_kind                 the suspect's kind is the breaker's: the kind of what tripped it (a timeout)        none                                       TestRules/breaker_kind
 //
 //	skewRules, per trace, after the clock-skew correction (traces without spans):
-//	skew_quoted                  an error quotes another service's error: that one came first                     answerSlack, MaxSkew                       testdata/skew_quoted.txtar
-//	skew_answered                a caller's error tells the status its callee answered: the callee's error first   answerSlack, MaxSkew                       testdata/skew_answered.txtar
 //
 //	where a record's callee is named (Options.naming):
 //	callee_named                 the name an attribute (or key=value) gives the callee, before a URL's host;      namedAttrs                                 testdata/callee_named.txtar

@@ -20,7 +20,7 @@ import (
 // few words ("with", "status", "code", "http"). A word that names no
 // service of the trace ("SMS provider answered 429") names nothing: the
 // span's peer may. The same reading names the callee of such a line for
-// skew_answered.
+// the lower bound of a callee's clock (calleeOfCall).
 // Scenario: testdata/callee_answered.txtar.
 const ruleCalleeAnswered = "callee_answered"
 

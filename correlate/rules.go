@@ -142,15 +142,6 @@ type traceRule struct {
 	apply func(t *Trace)
 }
 
-// skewRules run after the clock-skew correction of the span tree or of the
-// callers' lines, in order.
-func skewRules() []traceRule {
-	return []traceRule{
-		{ruleSkewQuoted, boundByQuotes},
-		{ruleSkewAnswered, boundByAnswers},
-	}
-}
-
 // classifyRules run after every record is classified and its callee named,
 // in order.
 func classifyRules() []traceRule {
@@ -179,7 +170,7 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 // callee (calleeNode).
 func traceRuleNames() []string {
 	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleCalleeSucceeded, ruleSpanlessParent},
-		namesOf(slices.Concat(skewRules(), classifyRules()), func(r traceRule) string { return r.name }))
+		namesOf(classifyRules(), func(r traceRule) string { return r.name }))
 }
 
 // ruleTag is the suffix of a reason clause written by the named rules:

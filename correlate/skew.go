@@ -20,7 +20,6 @@ func correctClockSkew(t *Trace) {
 	}
 	if len(t.nodes) == 0 {
 		correctLogSkew(t)
-		applyTraceRules(t, skewRules())
 		return
 	}
 	// Nodes deeper in the tree come later once sorted by depth; a

@@ -377,8 +377,8 @@
 //	              callees; scaled by 1 − how surely its network is slow)
 //
 // Kind rules, when a candidate's kind is chosen (describe, in rank.go; each
-// writes an evidence line when it decides; memory_weight and deploy_kind
-// are kindRules, in kind_*.go, applied when no signal named the kind):
+// writes an evidence line when it decides; memory_weight is a kindRule,
+// in kind_memory.go, applied when no signal named the kind):
 //
 //	end_state     its own new errors tell of a later mechanism (or of —       endStates: oom, poison > pool, gc   end_state*.txtar
 //	              one, when its most telling line names none)
@@ -392,9 +392,6 @@
 //	memory_weight its own new lines tell of GC pauses and of kills     —       oomPauses (10): a kill weighs 10    memory_weight*.txtar
 //	              (out-of-memory lines, or restarts on a version it            GC-pause lines
 //	              ran before): the kind that weighs more
-//	deploy_kind   its own new deterministic errors began after a       —       deployGap 30 s, deployRecent 10 min deploy_kind.txtar
-//	              version the window saw replace another (and the
-//	              baseline never ran): bad-deploy
 //
 // Vote adjusters before the scoring (traces.go): a refused connection to a
 // callee that kept serving as usual stays with its caller; a caller's own
@@ -402,7 +399,7 @@
 // correlate's troubled_caller, applied through correlate.Troubled); votes
 // follow pointer chains (pointerChains).
 // A breaker that opened on failures its traces no longer show (a blind
-// breaker) is correlate's alone (breaker_lookback_far, breaker_guard,
+// breaker) is correlate's alone (breaker_lookback_far and
 // trip_filter_blind_dependency read the store around the trace); the
 // chains here follow only what the votes name. Votes' names of one
 // dependency are one name (resolveNames): spellings that differ in case

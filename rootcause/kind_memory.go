@@ -18,7 +18,6 @@ type kindRule struct {
 func kindRules() []kindRule {
 	return []kindRule{
 		{ruleMemoryWeight, weighMemory},
-		{ruleDeployKind, deployedKind},
 	}
 }
 
