@@ -61,6 +61,10 @@ type breakerLead struct {
 	// circuit breaker for data-lake"), "" when it says nothing
 	// (breakerKey; followed by breaker_lookback_key).
 	key string
+	// guards counts, for a breaker that names nothing, the dependencies
+	// that dep's own breaker lines of the lookback name ("circuit
+	// 'identityProvider' opened"), as its own failures are read.
+	guards map[string]int
 }
 
 // ruleBreakerFollow follows an open breaker to the traces that tripped it.
@@ -157,7 +161,7 @@ type tripSearch struct {
 // than those the breakers followed before it in ch weighed, and returns
 // the suspect most of them name, how many did, of how many, one example
 // trace, and the lead of the winner when it is itself a silent breaker
-// dependency. It adds the search to ch. A search
+// dependency. It sets lead.guards and adds the search to ch. A search
 // already made for the same chain of leads, each in the same tripQuantum,
 // is not made again (m nil: always made); a failed one is not remembered.
 func (m *storeMemo) tripping(ctx context.Context, st WindowStore, lead *breakerLead, opts Options, ch *tripChain) trip {
@@ -170,20 +174,23 @@ func (m *storeMemo) tripping(ctx context.Context, st WindowStore, lead *breakerL
 			seen = map[schema.TraceID]bool{}
 		}
 		tr := search(ctx, st, l, opts, seen, m)
-		return tripFound{trip: tr, seen: seen}, tr.err
+		return tripFound{trip: tr, guards: l.guards, seen: seen}, tr.err
 	})
 	if err != nil {
 		return trip{err: err}
 	}
+	lead.guards = f.guards
 	ch.key, ch.seen = key, f.seen
 	return f.trip
 }
 
-// tripFound is a search's outcome: the trip, and the traces weighed by it
-// and the searches before it in its chain.
+// tripFound is a search's outcome: the trip, the dependencies the
+// breaker's own lines named as it read them (breakerLead.guards), and the
+// traces weighed by it and the searches before it in its chain.
 type tripFound struct {
-	trip trip
-	seen map[schema.TraceID]bool
+	trip   trip
+	guards map[string]int
+	seen   map[schema.TraceID]bool
 }
 
 // tripChain is the breakers followed so far for one trace: the key of
@@ -218,8 +225,11 @@ type trip struct {
 	example schema.TraceID
 	next    *breakerLead  // suspect's own lead, when it is a silent dependency again
 	caller  *silentCaller // whose failed call named suspect, when it was silent
+	// guard: suspect is the dependency the breaker's own lines name, not
+	// what tripping traces point at.
+	guard bool
 	// rules name what settled suspect: the lookbacks that found the
-	// traces backing it and the vote rule.
+	// traces backing it and the vote rule, or breaker_guard.
 	rules []string
 	// walks are the walks of the tripping traces that were weighed, hits
 	// the failures the lookbacks found.
@@ -230,6 +240,10 @@ type trip struct {
 
 // reason is the clause a settled trip adds to the suspect's reason.
 func (tr *trip) reason(lead *breakerLead) string {
+	if tr.guard {
+		return fmt.Sprintf("; no earlier trace tells what tripped the breaker of %s, but its own refusals name %s (%d of them in the minutes before)",
+			lead.dep, tr.suspect, tr.votes) + ruleTag(tr.rules...)
+	}
 	through := ""
 	if tr.via > 0 {
 		through = fmt.Sprintf(" (%d of them through it, to a failure further down)", tr.via)

@@ -141,6 +141,27 @@ func storeAnalyzeBreakerWithoutNameFollowsItsOwnService() *windowStore {
 	return st
 }
 
+// TestAnalyzeBlindBreakerSkipsItsOwnRefusals: a breaker that names nothing
+// and has been open a while leaves, in the lookback, mostly traces where
+// it refused (and answered a bare 503); those say nothing of what tripped
+// it, the older trace where its call timed out does.
+func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBlindBreakerSkipsItsOwnRefusals(), "ledger")
+}
+
+// storeAnalyzeBlindBreakerSkipsItsOwnRefusals is the store of TestAnalyzeBlindBreakerSkipsItsOwnRefusals.
+func storeAnalyzeBlindBreakerSkipsItsOwnRefusals() *windowStore {
+	st := ledgerTimedOut()
+	for k := range breakerCandidates + 5 {
+		ms := 10_000 + 100*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("1%031x", k),
+			logAt("", "gateway", ms, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "gateway", ms+1, schema.SeverityError, "request completed DELETE /api/v1/cart/8 503 2ms"))...)
+	}
+	st.recs = append(st.recs, openBreaker(20_000, "Error handling request: Breaker is open", nil)...)
+	return st
+}
+
 func TestAnalyzeBreakerKeepsSilentDependency(t *testing.T) {
 	st := storeAnalyzeBreakerKeepsSilentDependency()
 	res, err := Analyze(context.Background(), st, openTrace, Options{})
@@ -489,6 +510,37 @@ func TestSignalAboutACallIsNoSuspect(t *testing.T) {
 	}
 }
 
+// TestAnalyzeBlindBreakerNamedByItsOwnLines: account's breaker refuses
+// without naming what it guards, and no earlier trace shows a failure of
+// account other than refusals; but account logged which circuit opened.
+func TestAnalyzeBlindBreakerNamedByItsOwnLines(t *testing.T) {
+	st := storeAnalyzeBlindBreakerNamedByItsOwnLines()
+	res, err := Analyze(context.Background(), st, openTrace, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Suspect == nil || res.Suspect.Service != "identity-provider" || !strings.Contains(res.Suspect.Reason, "its own refusals name") {
+		t.Fatalf("suspect = %+v, want identity-provider, named by account's own breaker lines", res.Suspect)
+	}
+}
+
+// storeAnalyzeBlindBreakerNamedByItsOwnLines is the store of TestAnalyzeBlindBreakerNamedByItsOwnLines.
+func storeAnalyzeBlindBreakerNamedByItsOwnLines() *windowStore {
+	const open = 100_000
+	st := &windowStore{}
+	for k := range 3 {
+		ms := open - 90_000 + 20_000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xc00+k),
+			logAt("", "account", ms, schema.SeverityWarn, `circuit "identityProvider" opened`),
+			logAt("", "account", ms+1, schema.SeverityError, "Error handling request: Breaker is open"),
+			logAt("", "shipping", ms+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	}
+	st.recs = append(st.recs, inTrace(string(openTrace),
+		logAt("", "account", open, schema.SeverityError, "Error handling request: Breaker is open"),
+		logAt("", "shipping", open+5, schema.SeverityError, "request to account failed: unexpected status 503 Service Unavailable from account"))...)
+	return st
+}
+
 // TestAnalyzeBlindBreakerSkipsTheDeadLettersOfItsRefusals: worker's
 // breaker names nothing. In the minutes before, two messages timed out on
 // psp, which tripped it; since, its refusals failed three messages' every
@@ -619,25 +671,4 @@ func TestCalleeNamedElsewhere(t *testing.T) {
 			t.Errorf("hostNamedAs(%q, %q) = %q, want %q", c.text, c.label, got, c.want)
 		}
 	}
-}
-
-// TestAnalyzeBlindBreakerSkipsItsOwnRefusals: a breaker that names nothing
-// and has been open a while leaves, in the lookback, mostly traces where
-// it refused (and answered a bare 503); those say nothing of what tripped
-// it, the older trace where its call timed out does.
-func TestAnalyzeBlindBreakerSkipsItsOwnRefusals(t *testing.T) {
-	wantSuspect(t, storeAnalyzeBlindBreakerSkipsItsOwnRefusals(), "ledger")
-}
-
-// storeAnalyzeBlindBreakerSkipsItsOwnRefusals is the store of TestAnalyzeBlindBreakerSkipsItsOwnRefusals.
-func storeAnalyzeBlindBreakerSkipsItsOwnRefusals() *windowStore {
-	st := ledgerTimedOut()
-	for k := range breakerCandidates + 5 {
-		ms := 10_000 + 100*k
-		st.recs = append(st.recs, inTrace(fmt.Sprintf("1%031x", k),
-			logAt("", "gateway", ms, schema.SeverityError, "Error handling request: Breaker is open"),
-			logAt("", "gateway", ms+1, schema.SeverityError, "request completed DELETE /api/v1/cart/8 503 2ms"))...)
-	}
-	st.recs = append(st.recs, openBreaker(20_000, "Error handling request: Breaker is open", nil)...)
-	return st
 }

@@ -206,7 +206,11 @@
 // something, its own breaker refusing): it says no more than the breaker
 // did. When a breaker that names nothing has refused for longer than two
 // minutes and they show only refusals, its service's failures of the ten
-// minutes before are read the same way. When the
+// minutes before are read the same way; when those tell nothing either,
+// the service's own refusals that name a dependency ("circuit
+// 'identityProvider' opened", a named bulkhead full) say what its breaker
+// guards, and that dependency is followed as if the breaker had named it.
+// When the
 // next breaker down leads to no trace of its own, the walks that went
 // through it say where they went on to. The reason
 // quotes the counts and an example trace. A breaker behind a breaker is
@@ -260,9 +264,11 @@
 //	breaker_lookback_calls       nothing found: every service's failures of or calls to it, 30s then 2min          breakerLookback(/4), breakerScanAll         TestRules/breaker_lookback_calls
 //	breaker_weigh                analyse the latest hits, less tripFilters, and weigh them with voteRules           breakerTraces, breakerCandidates           TestRules/breaker_weigh
 //	breaker_lookback_far         unnamed breaker, nothing settled: the dependency's own errors 10min to 2min back  breakerLookbackFar, breakerScanAll         TestRules/breaker_lookback_far
+//	breaker_guard                unnamed breaker, nothing settled: the dependency its own breaker lines name most   none                                       TestRules/breaker_guard
 //
 //	hitFilters, on every record a lookback reads:
-//	hit_filter_fast_failure      a fast failure (noting the dependency's refusals)                                  none                                       TestRules/hit_filter_fast_failure
+//	hit_filter_server_span       a span that names no peer                                                          none                                       TestRules/hit_filter_server_span
+//	hit_filter_fast_failure      a fast failure (noting the dependency's refusals and what they guard)             none                                       TestRules/hit_filter_fast_failure
 //	hit_filter_own_work          a warning that names no callee and points nowhere (a slow query, a GC pause)      none                                       TestRules/hit_filter_own_work
 //	hit_filter_own_refusals      unnamed breaker: a vague error in a trace where the dependency refused            none                                       TestRules/hit_filter_own_refusals
 //
@@ -324,7 +330,7 @@
 // deterministic, auth, not found); a usual error is one its service
 // logged as often in the hour before, and steadily; a troubled caller
 // logged rising GC pauses or running out of memory before its call
-// failed.
+// failed; a guard is the dependency a breaker's own lines name.
 //
 // # For incident analysis
 //

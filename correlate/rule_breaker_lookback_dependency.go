@@ -11,10 +11,12 @@ import (
 // Condition: always, first. The errors and warnings of service lead.dep in
 // the breakerLookback before the fast failure, at most breakerScan of
 // them, less what hitFilters leave out, are the candidate tripping
-// traces.
+// traces; for a breaker that names nothing, the dependency's own breaker
+// lines among them also count what it guards (see hit_filter_fast_failure
+// and breaker_guard).
 //
 // Constants: breakerLookback, breakerScan.
-// Test: TestRules/breaker_lookback_dependency (storeSilentCall).
+// Test: TestRules/breaker_lookback_dependency (TestAnalyzeBlindBreakerNamedByItsOwnLines).
 const ruleLookbackDependency = "breaker_lookback_dependency"
 
 func lookbackDependency(ctx context.Context, st WindowStore, s *tripSearch) error {

@@ -6,7 +6,9 @@ package correlate
 // bulkhead; see isFastFailure): it made no call and tripped nothing. When
 // it is the dependency's own, its trace is one where the dependency
 // refused (causeScan.fast: hit_filter_own_refusals drops the trace's bare
-// errors, breaker_lookback_callers its callers' calls).
+// errors, breaker_lookback_callers its callers' calls), and, for a breaker
+// that names nothing, in a lookback of the dependency's own records, the
+// dependency it names is counted in lead.guards for breaker_guard.
 //
 // Constants: none.
 // Test: TestRules/hit_filter_fast_failure (TestAnalyzeBlindBreakerSkipsItsOwnRefusals).
@@ -18,6 +20,12 @@ func skipFastFailure(c *hitCandidate, s *causeScan) bool {
 	}
 	if dep := s.lead.dep; sameService(c.svc, dep) {
 		s.fast[c.rec.TraceID] = true
+		if n := externalName(c.hint); !s.lead.named && s.q.Service != "" && n != "" && !sameService(n, dep) {
+			if s.lead.guards == nil {
+				s.lead.guards = map[string]int{}
+			}
+			s.lead.guards[n]++
+		}
 	}
 	return true
 }

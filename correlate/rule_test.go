@@ -30,17 +30,19 @@ func TestRules(t *testing.T) {
 		{ruleTroubledCaller, func() *windowStore { return troubledStore(12, 2) }, tid, "shipping", true},
 		{ruleCallerDeploy, callerDeployStore(3_000_000, 0, false, "a7"), tid, "orders", true},
 
-		{ruleLookbackDependency, storeSilentCall, openTrace, "payment", false},
+		{ruleLookbackDependency, storeAnalyzeBlindBreakerNamedByItsOwnLines, openTrace, "identity-provider", false},
 		{ruleLookbackKey, storeKeyedBreaker, openTrace, "registry", true},
 		{ruleLookbackReported, storeKeyedBreakerReported, openTrace, "registry", true},
 		{ruleLookbackCallers, storeAnalyzeBreakerStartsAtTheFailedCalls, openTrace, "promotion", true},
 		{ruleLookbackCalls, storeCallsOnly, openTrace, "ledger", true},
 		{ruleBreakerWeigh, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", false},
 		{ruleLookbackFar, storeAnalyzeBlindBreakerLooksFurtherBack, openTrace, "identity-provider", true},
+		{ruleBreakerGuard, storeAnalyzeBlindBreakerNamedByItsOwnLines, openTrace, "identity-provider", true},
 
-		{ruleHitFastFailure, storeCallsOnly, openTrace, "ledger", false},
-		{ruleHitOwnRefusals, storeAnalyzeBlindBreakerSkipsItsOwnRefusals, openTrace, "ledger", false},
+		{ruleHitServerSpan, storeServerSpan, openTrace, "payment", false},
+		{ruleHitFastFailure, storeAnalyzeBlindBreakerSkipsItsOwnRefusals, openTrace, "ledger", false},
 		{ruleHitOwnWork, storeOwnWork, openTrace, "payment", false},
+		{ruleHitOwnRefusals, storeAnalyzeBlindBreakerSkipsItsOwnRefusals, openTrace, "ledger", false},
 
 		{ruleTripUnfelt, storeAnalyzeBreakerIgnoresErrorsNoCallerFelt, openTrace, "payment", false},
 		{ruleTripUsualSuspect, storeAnalyzeBreakerIgnoresUsualErrorsAWalkEndsAt, openTrace, "payment", false},
@@ -170,4 +172,19 @@ func storeBreakerKind() *windowStore {
 	st.recs = append(st.recs, openBreaker(40_000, "failed to call ledger: hystrix: circuit open",
 		map[string]string{schema.AttrPeerService: "ledger"})...)
 	return st
+}
+
+// storeServerSpan: session's server spans failed, naming no peer, in the
+// latest traces (with an exception type, so that the walks would settle
+// on session); a server span's status says nothing of why it failed.
+func storeServerSpan() *windowStore {
+	st := &windowStore{}
+	for k := range 3 {
+		s := span(fmt.Sprintf("%016x", 0xe00+k), "", "session", "h1", 60_000+1000*k, 20)
+		s.Status = schema.StatusError
+		s.Attrs[schema.AttrExceptionType] = "java.lang.OutOfMemoryError"
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xe00+k), s,
+			logAt("", "gateway", 60_030+1000*k, schema.SeverityError, "GET /profile failed: 500 Internal Server Error from session"))...)
+	}
+	return paymentTripped(st, 30_000, 100_000)
 }

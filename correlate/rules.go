@@ -64,6 +64,7 @@ func breakerRules() []breakerRule {
 		{ruleLookbackCalls, lookbackCalls},
 		{ruleBreakerWeigh, weighHits},
 		{ruleLookbackFar, lookbackFar},
+		{ruleBreakerGuard, followGuard},
 	}
 }
 
@@ -80,6 +81,7 @@ type hitFilter struct {
 // hitFilters are the filters of every lookback's records, in order.
 func hitFilters() []hitFilter {
 	return []hitFilter{
+		{name: ruleHitServerSpan, skip: skipServerSpan},
 		{name: ruleHitFastFailure, skip: skipFastFailure},
 		{name: ruleHitOwnWork, skip: skipOwnWork},
 		{name: ruleHitOwnRefusals, drop: dropOwnRefusals},
