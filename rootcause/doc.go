@@ -297,11 +297,11 @@
 // them off changed nothing, pooled over both real sets and the simulator
 // at a 15-minute and a one-minute baseline (new_errors alone changed
 // nothing either, but with error_rate gone too one nezha-tt case fell: it
-// stays). deploy_kind, and correlate's skew_quoted, skew_answered,
-// breaker_guard and hit_filter_server_span, went on 2026-12-03 when
-// turning each off changed nothing over 302 cases (both real sets, the
-// simulator and the seed systems of seeds 58000-61000, both baselines)
-// nor over seed 43000's sets (docs/ablation.md). Its
+// stays). deploy_kind, and correlate's skew_quoted and skew_answered,
+// went on 2026-12-03 when turning each off changed nothing over 491 cases
+// (both real sets, the simulator and the seed systems of seeds 52000,
+// 53000, 56000 and 58000-61000) nor over seed 43000's (docs/ablation.md).
+// Its
 // name ends each evidence line it writes ("… [call_timing]") and is the
 // Signal's Name, so `analyze eval` reports the rule that decided a case.
 //
@@ -403,7 +403,7 @@
 // correlate's troubled_caller, applied through correlate.Troubled); votes
 // follow pointer chains (pointerChains).
 // A breaker that opened on failures its traces no longer show (a blind
-// breaker) is correlate's alone (breaker_lookback_far and
+// breaker) is correlate's alone (breaker_lookback_far, breaker_guard,
 // trip_filter_blind_dependency read the store around the trace); the
 // chains here follow only what the votes name. Votes' names of one
 // dependency are one name (resolveNames): spellings that differ in case
