@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -109,25 +110,19 @@ func SummarizeTuning(sets []string, settings []Setting, cases []CaseTuning) *Tun
 			value float64
 			pick  func(CaseTuning) CaseResult
 		}
-		vs := []variant{{cur, func(c CaseTuning) CaseResult { return c.Now }}}
+		now := func(c CaseTuning) CaseResult { return c.Now }
+		vs := []variant{{cur, now}}
 		for i, s := range settings {
 			if s.Name == name && s.Value != cur {
 				vs = append(vs, variant{s.Value, func(c CaseTuning) CaseResult { return c.With[i] }})
 			}
 		}
-		slices.SortStableFunc(vs, func(a, b variant) int {
-			switch {
-			case a.value < b.value:
-				return -1
-			case a.value > b.value:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(vs, func(a, b variant) int { return cmp.Compare(a.value, b.value) })
 		for _, v := range vs {
 			cs.Values = append(cs.Values, ValueScore{Value: v.value, VariantScore: variantScore(sets, cases, v.pick)})
 		}
-		var heldRight, curRight, held int
+		var heldRight, curRight float64 // held-out cases right, at the picked value and now
+		held := 0
 		for _, out := range sets {
 			var rest, in []CaseTuning
 			for _, c := range cases {
@@ -151,23 +146,16 @@ func SummarizeTuning(sets []string, settings []Setting, cases []CaseTuning) *Tun
 					best, bestAC, bestKind = i, s.AC1, kind
 				}
 			}
-			f := HeldOutScore{Set: out, Picked: vs[best].value}
-			for _, c := range in {
-				if vs[best].pick(c).Rank == 1 {
-					heldRight++
-				}
-				if c.Now.Rank == 1 {
-					curRight++
-				}
-			}
+			f := HeldOutScore{Set: out, Picked: vs[best].value,
+				AC1: variantScore(nil, in, vs[best].pick).AC1, CurrentAC1: variantScore(nil, in, now).AC1}
+			heldRight += f.AC1 * float64(len(in))
+			curRight += f.CurrentAC1 * float64(len(in))
 			held += len(in)
-			f.AC1 = variantScore(nil, in, vs[best].pick).AC1
-			f.CurrentAC1 = variantScore(nil, in, func(c CaseTuning) CaseResult { return c.Now }).AC1
 			cs.Folds = append(cs.Folds, f)
 		}
 		if held > 0 {
-			cs.HeldOutAC1 = float64(heldRight) / float64(held)
-			cs.CurrentAC1 = float64(curRight) / float64(held)
+			cs.HeldOutAC1 = heldRight / float64(held)
+			cs.CurrentAC1 = curRight / float64(held)
 		}
 		t.Constants = append(t.Constants, cs)
 	}

@@ -2,7 +2,6 @@ package rootcause
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -40,15 +39,15 @@ var (
 	symptomUnit = 0.2 / 7
 )
 
-// tunables names the variables above, in the order Tunables lists them.
-func tunables() []struct {
+// tunable is one of the variables above and its name.
+type tunable struct {
 	name string
 	v    *float64
-} {
-	return []struct {
-		name string
-		v    *float64
-	}{
+}
+
+// tunables names the variables above, in the order Tunables lists them.
+func tunables() []tunable {
+	return []tunable{
 		{"min_decades", &minDecades},
 		{"full_decades", &fullDecades},
 		{"slow_factor", &slowFactor},
@@ -80,25 +79,18 @@ func Tunables() []Tunable {
 // `analyze eval --tune` only, and must not be called while an analysis
 // runs: analyses read the constants without a lock.
 func SetTunable(name string, v float64) (restore func(), err error) {
-	ts := tunables()
-	i := slices.IndexFunc(ts, func(t struct {
-		name string
-		v    *float64
-	}) bool {
-		return t.name == name
-	})
-	if i < 0 {
-		names := make([]string, len(ts))
-		for j, t := range ts {
-			names[j] = t.name
+	var names []string
+	for _, t := range tunables() {
+		if t.name != name {
+			names = append(names, t.name)
+			continue
 		}
-		return nil, fmt.Errorf("no tunable constant %q (there are %s)", name, strings.Join(names, ", "))
+		if !(v > 0) || v > 1e6 {
+			return nil, fmt.Errorf("tunable %s: %v is not a positive number", name, v)
+		}
+		old := *t.v
+		*t.v = v
+		return func() { *t.v = old }, nil
 	}
-	if !(v > 0) || v > 1e6 {
-		return nil, fmt.Errorf("tunable %s: %v is not a positive number", name, v)
-	}
-	p := ts[i].v
-	old := *p
-	*p = v
-	return func() { *p = old }, nil
+	return nil, fmt.Errorf("no tunable constant %q (there are %s)", name, strings.Join(names, ", "))
 }

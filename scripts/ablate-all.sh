@@ -16,29 +16,16 @@
 # sets (skipped with a message when absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="${EVAL_DIR:-$(mktemp -d /tmp/faultline-eval.XXXXXX)}"
-mkdir -p "$work"
-go build -o "$work/analyze" ./cmd/analyze
-go build -o "$work/faultsim" ./cmd/faultsim
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+setup_work
 seeds=("$@")
 [[ ${#seeds[@]} -eq 0 ]] && seeds=(7000)
-data=../shared/datasets
 sets=()
-for set in nezha-tt nezha-ob; do
-	if [[ -d "$data/$set" ]]; then
-		sets+=("$data/$set")
-	else
-		echo "== $set: $data/$set is absent, skipped"
-	fi
-done
+add_real_sets
 for base in 15m 1m; do
 	for s in "${seeds[@]}"; do
-		d="$work/sim-$s-b$base"
-		[[ -d "$d" ]] || "$work/faultsim" -out "$d" -cases 39 -seed "$s" -topology shop,jobqueue,edge -baseline "$base" >/dev/null
-		sets+=("$d")
-		d="$work/seed-$s-b$base"
-		[[ -d "$d" ]] || "$work/faultsim" -out "$d" -cases 24 -seed "$s" -topology routing,jobclaim,triage,payment -baseline "$base" >/dev/null
-		sets+=("$d")
+		sets+=("$(sim_set sim "$s" "$base")" "$(sim_set seed "$s" "$base")")
 	done
 done
 out=docs/ablation.md

@@ -21,10 +21,9 @@
 # absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="${EVAL_DIR:-$(mktemp -d /tmp/faultline-eval.XXXXXX)}"
-mkdir -p "$work"
-go build -o "$work/analyze" ./cmd/analyze
-go build -o "$work/faultsim" ./cmd/faultsim
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+setup_work
 seeds=("$@")
 [[ ${#seeds[@]} -eq 0 ]] && seeds=(7000 8000)
 data=../shared/datasets
@@ -64,11 +63,7 @@ done
 for base in 15m 1m; do
 	dirs=()
 	for s in "${seeds[@]}"; do
-		d="$work/sim-$s-b$base"
-		if [[ ! -d "$d" ]]; then
-			"$work/faultsim" -out "$d" -cases 39 -seed "$s" -topology shop,jobqueue,edge -baseline "$base" >/dev/null
-		fi
-		dirs+=("$d")
+		dirs+=("$(sim_set sim "$s" "$base")")
 	done
 	section "simulator, seeds ${seeds[*]}, baseline $base (every fault variant, topologies shop, jobqueue, edge)" "${dirs[@]}"
 done
@@ -76,11 +71,7 @@ done
 for base in 15m 1m; do
 	dirs=()
 	for s in "${seeds[@]}"; do
-		d="$work/seed-$s-b$base"
-		if [[ ! -d "$d" ]]; then
-			"$work/faultsim" -out "$d" -cases 24 -seed "$s" -topology routing,jobclaim,triage,payment -baseline "$base" >/dev/null
-		fi
-		dirs+=("$d")
+		dirs+=("$(sim_set seed "$s" "$base")")
 	done
 	section "seed systems, seeds ${seeds[*]}, baseline $base (routing, jobclaim, triage, payment, each fault in turn)" "${dirs[@]}"
 done

@@ -17,30 +17,17 @@
 # Writes docs/tuning.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="${EVAL_DIR:-$(mktemp -d /tmp/faultline-eval.XXXXXX)}"
-mkdir -p "$work"
-go build -o "$work/analyze" ./cmd/analyze
-go build -o "$work/faultsim" ./cmd/faultsim
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+setup_work
 seeds=("$@")
 [[ ${#seeds[@]} -eq 0 ]] && seeds=(7000 7001)
 [[ ${#seeds[@]} -eq 1 ]] && seeds+=("${seeds[0]}")
-data=../shared/datasets
 sets=()
-for set in nezha-tt nezha-ob; do
-	if [[ -d "$data/$set" ]]; then
-		sets+=("$data/$set")
-	else
-		echo "== $set: $data/$set is absent, skipped"
-	fi
-done
+add_real_sets
 for pair in "${seeds[0]}:15m" "${seeds[1]}:1m"; do
 	s=${pair%%:*} base=${pair##*:}
-	d="$work/sim-$s-b$base"
-	[[ -d "$d" ]] || "$work/faultsim" -out "$d" -cases 39 -seed "$s" -topology shop,jobqueue,edge -baseline "$base" >/dev/null
-	sets+=("$d")
-	d="$work/seed-$s-b$base"
-	[[ -d "$d" ]] || "$work/faultsim" -out "$d" -cases 24 -seed "$s" -topology routing,jobclaim,triage,payment -baseline "$base" >/dev/null
-	sets+=("$d")
+	sets+=("$(sim_set sim "$s" "$base")" "$(sim_set seed "$s" "$base")")
 done
 # One value below and one above each constant's value now.
 tune=(--tune min_decades=2,4 --tune full_decades=4,7 --tune slow_factor=1.05,1.25

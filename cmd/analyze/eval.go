@@ -241,7 +241,9 @@ func runAblation(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt e
 	for i, set := range sets {
 		names[i] = set.dir
 		for _, dir := range set.cases {
-			a, err := ablateCase(ctx, dir, set.dir, rules, opt)
+			a, err := onCase(ctx, dir, opt, func(cs *evaluate.CaseStore) (*evaluate.CaseAblation, error) {
+				return cs.Ablate(ctx, set.dir, rules)
+			})
 			if err != nil {
 				return err
 			}
@@ -267,18 +269,9 @@ func runTuning(ctx context.Context, e *env, f evalFlags, sets []evalSet, opt eva
 	for i, set := range sets {
 		names[i] = set.dir
 		for _, dir := range set.cases {
-			c, err := evaluate.LoadCase(dir)
-			if err != nil {
-				return badUsage("%v", err)
-			}
-			cs, err := evaluate.OpenCase(ctx, c, opt)
-			if err != nil {
-				return err
-			}
-			ct, err := cs.Tune(ctx, set.dir, f.tune)
-			if cerr := cs.Close(); err == nil {
-				err = cerr
-			}
+			ct, err := onCase(ctx, dir, opt, func(cs *evaluate.CaseStore) (*evaluate.CaseTuning, error) {
+				return cs.Tune(ctx, set.dir, f.tune)
+			})
 			if err != nil {
 				return err
 			}
@@ -365,21 +358,23 @@ func ablationRules(list string) ([]string, error) {
 	return out, nil
 }
 
-// ablateCase loads one case, scores its variants and drops its store.
-func ablateCase(ctx context.Context, dir, set string, rules []string, opt evaluate.Options) (*evaluate.CaseAblation, error) {
+// onCase loads the case of dir into its own store, runs f on it and drops
+// the store.
+func onCase[T any](ctx context.Context, dir string, opt evaluate.Options, f func(*evaluate.CaseStore) (T, error)) (T, error) {
+	var zero T
 	c, err := evaluate.LoadCase(dir)
 	if err != nil {
-		return nil, badUsage("%v", err)
+		return zero, badUsage("%v", err)
 	}
 	cs, err := evaluate.OpenCase(ctx, c, opt)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	a, err := cs.Ablate(ctx, set, rules)
+	out, err := f(cs)
 	if cerr := cs.Close(); err == nil && cerr != nil {
-		return nil, cerr
+		return zero, cerr
 	}
-	return a, err
+	return out, err
 }
 
 // offRanks is an ablation case line's tail: the rules whose absence
