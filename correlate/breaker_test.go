@@ -510,6 +510,37 @@ func TestSignalAboutACallIsNoSuspect(t *testing.T) {
 	}
 }
 
+// TestAnalyzeBreakerDescendsPastBareTimeouts: of four traces that tripped
+// gateway's breaker on shipping, two stop at account timing out on
+// something it does not name, one goes through account on to
+// identity-provider, one to geo. The bare timeouts would have gone on if
+// they could: they do not hold the walk at account.
+func TestAnalyzeBreakerDescendsPastBareTimeouts(t *testing.T) {
+	wantSuspect(t, storeAnalyzeBreakerDescendsPastBareTimeouts(), "identity-provider")
+}
+
+// storeAnalyzeBreakerDescendsPastBareTimeouts is the store of TestAnalyzeBreakerDescendsPastBareTimeouts.
+func storeAnalyzeBreakerDescendsPastBareTimeouts() *windowStore {
+	st := &windowStore{}
+	from503 := "request to account failed: unexpected status 503 Service Unavailable from account"
+	for k := range 2 {
+		at := 20_000 + 1000*k
+		st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb00+k),
+			logAt("", "account", at, schema.SeverityError, "Error handling request: timeout of 5000ms exceeded"),
+			logAt("", "shipping", at+5, schema.SeverityError, from503))...)
+	}
+	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb02),
+		logAt("", "account", 15_000, schema.SeverityError, "request to identity-provider failed: timeout of 3000ms exceeded"),
+		logAt("", "shipping", 15_005, schema.SeverityError, from503))...)
+	st.recs = append(st.recs, inTrace(fmt.Sprintf("%032x", 0xb03),
+		logAt("", "geo", 16_000, schema.SeverityError, "NullPointerException: region is null"),
+		logAt("", "shipping", 16_005, schema.SeverityError, "request to geo failed: unexpected status 500 Internal Server Error from geo"))...)
+	slices.SortStableFunc(st.recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+	st.recs = append(st.recs, openBreaker(60_000, "failed to call shipping: hystrix: circuit open",
+		map[string]string{schema.AttrPeerService: "shipping"})...)
+	return st
+}
+
 // TestAnalyzeBlindBreakerNamedByItsOwnLines: account's breaker refuses
 // without naming what it guards, and no earlier trace shows a failure of
 // account other than refusals; but account logged which circuit opened.

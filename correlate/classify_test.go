@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/faultline/faultline/schema"
@@ -222,6 +223,10 @@ func TestHintUndoesCamelCase(t *testing.T) {
 		`timeout calling Payment-Service after 3000ms`:                                                  "payment-service",
 		// A client class names its callee.
 		`Fallback for WorkloadsD1Client triggered, returning cached state: D1 lookup failed: Network connection lost.`: "workloads-d1",
+		// A label that says more than its URL's host keeps; one short for
+		// it gives way to the host.
+		`failed to call geo-vendor-api: Post "https://api.geo-vendor.example.com/v1/tiles": context deadline exceeded`: "geo-vendor-api",
+		`circuit "identityProvider" opened: Get "https://api.identity-provider.example.com/v1/keys": EOF`:              "api.identity-provider.example.com",
 	} {
 		if _, got := classifyWithHint(errorLog(msg), true); got != want {
 			t.Errorf("hint of %q = %q, want %q", msg, got, want)
@@ -353,5 +358,20 @@ func TestHintFromAttrs(t *testing.T) {
 		if got := hintFromAttrs(r); got != c.want {
 			t.Errorf("hintFromAttrs(%q) = %q, want %q", c.body, got, c.want)
 		}
+	}
+}
+
+// A host a failure line's URL gives ("geo-vendor" of
+// api.geo-vendor.example.com) takes the fuller name the same service's
+// lines give the dependency (its breaker "geoVendorApi"): the suspect is
+// named as its callers know it.
+func TestHostInTextTakesTheCallersName(t *testing.T) {
+	res := AnalyzeRecords(inTrace(fmt.Sprintf("%032x", 0x9e0),
+		logAt("", "fonts", 1_000, schema.SeverityWarn, `circuit "geoVendorApi" opened`),
+		logAt("", "fonts", 1_010, schema.SeverityError,
+			"retry 2/2 for POST https://api.geo-vendor.example.com/v1/fonts failed: ETIMEDOUT"),
+	), Options{})
+	if res.Suspect == nil || res.Suspect.Service != "geo-vendor-api" {
+		t.Fatalf("suspect = %+v, want geo-vendor-api", res.Suspect)
 	}
 }

@@ -210,9 +210,7 @@
 // the service's own refusals that name a dependency ("circuit
 // 'identityProvider' opened", a named bulkhead full) say what its breaker
 // guards, and that dependency is followed as if the breaker had named it.
-// When the
-// next breaker down leads to no trace of its own, the walks that went
-// through it say where they went on to. The reason
+// The reason
 // quotes the counts and an example trace. A breaker behind a breaker is
 // followed the same way, three deep at most. [AnalyzeRecords], which has
 // no store, stops at the dependency; [StoreRules] applies what Analyze
@@ -237,11 +235,14 @@
 // kind and per-trace origins, over both real sets and the simulator's
 // families at a 15-minute and a one-minute baseline):
 // trip_filter_usual_origin, trip_filter_own_service,
-// breaker_vote_descend, breaker_vote_named_majority, breaker_address,
-// breaker_alias and breaker_next_down were deleted when switching them off
-// changed no case on seeds 43000 to 46000 (trip_filter_refusal_echo,
-// deleted with them, came back: without it the payment cascade of seed
-// 47011 ranks its dead-letter queue first). In order:
+// breaker_vote_named_majority, breaker_address, breaker_alias and
+// breaker_next_down were deleted when switching them off changed no case
+// on seeds 43000 to 46000 (trip_filter_refusal_echo and
+// breaker_vote_descend, deleted with them, came back: without the first
+// the payment cascade of seed 47011 ranks its dead-letter queue first;
+// without the second the silent databases of seed 62000 lose the
+// per-trace origin of most of their failing traces to the service in
+// front of them). In order:
 //
 //	storeRules, after the per-trace steps:
 //	usual_noise                  suspect's own weak error logged as often as the hour before: walk again without it   usualRounds, breakerLookback, usualBefore, tripQuantum TestRules/usual_noise
@@ -286,6 +287,8 @@
 //
 //	voteRules, on the walks kept:
 //	breaker_vote_most            the service most walks end at or go through                                        none                                       TestRules/breaker_vote_most
+//	breaker_vote_descend         from it, down the chain, the deepest service at least half the walks that did not   none                                       TestRules/breaker_vote_descend
+//	                             stop blind at it reach through it
 //
 //	hopRules, after each breaker followed:
 //	breaker_kind                 the suspect's kind is the breaker's: the kind of what tripped it (a timeout)        none                                       TestRules/breaker_kind
@@ -303,6 +306,8 @@
 //	where the suspect walk meets a timeout on a silent callee, or a bare status:
 //	timeout_wait                 the callee was itself in a call for most of the caller's wait: that dependency   waitShare, waitSlack                       testdata/timeout_wait.txtar
 //	call_below                   a bare status whose callee a failed call below names: walk on from that call     none                                       testdata/call_below.txtar
+//	silent_callee_unknown        an unknown failure naming a callee that never answered the call (no span below   none                                       testdata/silent_callee_unknown.txtar
+//	                             its failed call, nothing logged; or no records at all): that callee
 //
 //	where the span tree names a failure's callee (calleeNode):
 //	callee_succeeded             a callee whose span answered a success (< 400, gRPC 0) to a caller span that did  none                                       testdata/callee_succeeded.txtar

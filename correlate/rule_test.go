@@ -51,6 +51,7 @@ func TestRules(t *testing.T) {
 		{ruleTripRefusalEcho, storeRefusalEcho, openTrace, "psp", false},
 
 		{ruleVoteMost, storeAnalyzeFollowsOpenBreakerToTrippingTraces, openTrace, "payment", true},
+		{ruleVoteDescend, storeAnalyzeBreakerDescendsPastBareTimeouts, openTrace, "identity-provider", true},
 		{ruleBreakerChained, storeChainedBreaker, openTrace, "region-api", false},
 
 		{ruleBreakerKind, storeBreakerKind, openTrace, "ledger", true},

@@ -117,6 +117,7 @@ type voteRule struct {
 func voteRules() []voteRule {
 	return []voteRule{
 		{ruleVoteMost, voteMost},
+		{ruleVoteDescend, voteDescend},
 	}
 }
 
@@ -171,7 +172,7 @@ func applyTraceRules(t *Trace, rules []traceRule) {
 // bare status (failedCallBelow), and where the span tree names a failure's
 // callee (calleeNode).
 func traceRuleNames() []string {
-	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleCalleeSucceeded, ruleSpanlessParent},
+	return slices.Concat([]string{ruleCalleeNamed, ruleTimeoutWait, ruleCallBelow, ruleSilentCalleeUnknown, ruleCalleeSucceeded, ruleSpanlessParent},
 		namesOf(classifyRules(), func(r traceRule) string { return r.name }))
 }
 

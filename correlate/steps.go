@@ -41,10 +41,10 @@ func classifyRecords(t *Trace) {
 		if h := attrHint; h != "" && h == hint {
 			f.via = viaAttribute
 			f.named = h != hintBy(r, byConvention)
-			f.host = strings.IndexByte(h, '.') > 0 && !isIPv4(h) && r.Attrs[schema.AttrPeerService] == ""
 		} else if hint != "" {
 			f.via = viaText
 		}
+		f.host = strings.IndexByte(hint, '.') > 0 && !isIPv4(hint) && r.Attrs[schema.AttrPeerService] == ""
 		e.fail = int32(len(t.fails))
 		t.fails = append(t.fails, f)
 		markNode(t, e)

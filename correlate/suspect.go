@@ -172,6 +172,11 @@ func suspectStep(t *Trace, cur int32, why *[]string) (*Suspect, int32) {
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which logged no error but %s signals: %s",
 			name, e.class, tgt, via, t.ents[sig].class, oneLine(messageOf(t.rec(sig)), 120)))
 		return &Suspect{Service: tgt, Kind: t.ents[sig].class}, -1
+	case unknownAtSilent(t, cur, tgt, via, ti):
+		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s%s",
+			name, e.class, tgt, via, silence(ti), ruleTag(ruleSilentCalleeUnknown)))
+		t.res.caller = &silentCaller{svc: name, at: t.eventAt(cur)}
+		return &Suspect{Service: tgt, Kind: e.class}, -1
 	case e.class.PointsElsewhere() || e.class == schema.KindTransient || e.class == schema.KindRateLimit:
 		// A 429 names the service that throttles: the callee.
 		*why = append(*why, fmt.Sprintf("%s (%s) points at %s (%s), which %s",

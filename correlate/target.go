@@ -96,11 +96,15 @@ func hintFromText(l *lowered) string {
 
 // fullName prefers the host of a URL in the text to a label that is
 // short for it: a breaker or a retry named "identityProvider" guarding
-// calls to https://api.identity-provider.example.com.
+// calls to https://api.identity-provider.example.com. A label that says
+// more than the host's name keeps: "failed to call geo-vendor-api" on
+// https://api.geo-vendor.example.com names geo-vendor-api, as its callers
+// know it.
 func fullName(l *lowered, tok string) string {
 	if i := l.index("://"); i >= 0 {
 		h := hostAfterScheme(l.s[i:min(len(l.s), i+200)])
-		if h != "" && h != tok && !isIPv4(h) && sameService(externalName(h), tok) {
+		if h != "" && h != tok && !isIPv4(h) && sameService(externalName(h), tok) &&
+			len(alnum(tok)) <= len(alnum(externalName(h))) {
 			return h
 		}
 	}

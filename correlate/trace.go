@@ -74,8 +74,9 @@ type failInfo struct {
 	// named: ruleCalleeNamed gave target (an explicit name the semantic
 	// conventions' attributes and a URL's host do not give).
 	named bool
-	// host: target is the name of an attribute's host
-	// ("api.geo-vendor.example.com" is geo-vendor), not a peer.service.
+	// host: target is the name of a host, an attribute's or a URL's in
+	// the text ("api.geo-vendor.example.com" is geo-vendor), not a
+	// peer.service.
 	host bool
 	// toldBy is 1 + the entry of the signal whose class a vague error
 	// took (ruleVagueSignal), 0 none.
