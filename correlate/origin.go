@@ -131,7 +131,8 @@ func operationOf(t *Trace, i int32) string {
 // failing callee it points at, else the nearest earlier error of another
 // service that is not one of its callers (above it in the span tree, or,
 // without spans, a service whose failures name it: "request to pricing
-// timed out" is pricing's caller's), else its own service.
+// timed out" is pricing's caller's) and failed something (not incidental:
+// a locale a service falls back from fails nobody), else its own service.
 func causedBy(t *Trace, i int32) string {
 	own := t.ents[i].svc
 	if tgt, _ := pointer(t, i); tgt != "" {
@@ -145,7 +146,8 @@ func causedBy(t *Trace, i int32) string {
 		if j == i || t.eventAt(j).After(t.eventAt(i)) {
 			continue
 		}
-		if t.ents[j].svc != own && !isAncestor(t, t.ents[j].node, t.ents[i].node) && !callsInto(t, t.ents[j].svc, own) {
+		if t.ents[j].svc != own && !isAncestor(t, t.ents[j].node, t.ents[i].node) && !callsInto(t, t.ents[j].svc, own) &&
+			!incidental(t, j) {
 			return t.svcs[t.ents[j].svc].name
 		}
 	}

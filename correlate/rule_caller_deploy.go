@@ -21,6 +21,10 @@ const (
 	// deployRecentMin is the shortest recent stretch whose rejections are
 	// compared with those before the new version.
 	deployRecentMin = time.Minute
+	// newScan is how many of a caller's records are read at each step of
+	// looking for its new version's first moment: a few dozen requests,
+	// among which a new pod of a few serves some.
+	newScan = 128
 )
 
 // ruleCallerDeploy blames a caller's new version for the requests its
@@ -40,7 +44,8 @@ const (
 // version (service.version, else its pod's template hash) in this trace
 // that its records of
 // deployLookback earlier do not (it was deployed since: the moment is
-// found to deploySettle by reading one record at a time); the suspect
+// found to deploySettle by halving, newScan records read at each step, as a
+// rollout's old pods keep serving beside the new); the suspect
 // itself ran the same version all along; and the suspect's errors of this
 // signature came at least riseFactor times as often since the new
 // version as before it (at least troubleMin of them). A new version that
@@ -49,7 +54,7 @@ const (
 //
 // The failure's time is taken at the end of its tripQuantum.
 //
-// Constants: deployLookback, deploySettle, deployRecentMin, tripQuantum; troubleMin and
+// Constants: deployLookback, deploySettle, deployRecentMin, newScan, tripQuantum; troubleMin and
 // riseFactor of lineRise.
 // Test: TestRules/caller_deploy (TestBlameCallerDeploy; an answer passed
 // on: TestBlameAnsweringDeploy).
@@ -313,6 +318,22 @@ func findVersionSince(ctx context.Context, st WindowStore, svc, version string, 
 		}
 		return "", time.Time{}, nil
 	}
+	// newAt is the time of the first of svc's records at or after t that
+	// runs version, among the newScan read there: while a rollout
+	// replaces pods one by one, the first records (one request's lines)
+	// may still come from an old one.
+	newAt := func(t time.Time) (time.Time, error) {
+		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: newScan, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
+		for r, err := range st.WindowRecords(ctx, q) {
+			if err != nil {
+				return time.Time{}, err
+			}
+			if recordVersion(&r, pods) == version {
+				return r.Time, nil
+			}
+		}
+		return time.Time{}, nil
+	}
 	lo := at.Add(-deployLookback)
 	v, t, err := versionAt(lo)
 	if err != nil || v == "" || v == version {
@@ -322,11 +343,11 @@ func findVersionSince(ctx context.Context, st WindowStore, svc, version string, 
 	hi, first := at, at
 	for hi.Sub(lo) > deploySettle {
 		mid := lo.Add(hi.Sub(lo) / 2)
-		v, t, err := versionAt(mid)
+		t, err := newAt(mid)
 		if err != nil {
 			return time.Time{}, "", err
 		}
-		if v == version {
+		if !t.IsZero() {
 			hi = mid
 			if t.Before(first) {
 				first = t

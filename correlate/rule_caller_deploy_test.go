@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -234,4 +235,35 @@ func answeringDeployStore(deployAt int) *windowStore {
 		st.recs = append(st.recs, r)
 	}
 	return st
+}
+
+// During a rollout, pods of the old version keep serving after the first
+// new one is up, each request writing several lines: the first of a few
+// records read at a moment may well be an old pod's. The new version's
+// first moment is still found, whenever the failure that asks is.
+func TestVersionSinceDuringRollout(t *testing.T) {
+	const deployAt = 1_200_000 // 20 min in; one request in three goes to the new pod
+	st := &windowStore{}
+	for req := range 3_600 { // a request every 500 ms for half an hour, 8 lines each
+		v := "v1"
+		if ms := req * 500; ms >= deployAt && req%3 == 0 {
+			v = "v2"
+		}
+		for line := range 8 {
+			r := logAt("", "orders", req*500+line, schema.SeverityInfo, "step")
+			r.Attrs = map[string]string{schema.AttrServiceVersion: v}
+			r.TraceID = schema.TraceID(fmt.Sprintf("%032x", 1+req))
+			st.recs = append(st.recs, r)
+		}
+	}
+	first := at(deployAt)
+	for _, failAt := range []int{1_260_000, 1_500_000, 1_790_000} {
+		since, before, err := findVersionSince(context.Background(), st, "orders", "v2", at(failAt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before != "v1" || since.Before(first) || since.Sub(first) > deploySettle+time.Second {
+			t.Errorf("failure at %d ms: v2 since %s (before it %q), want %s (v1)", failAt, since, before, first)
+		}
+	}
 }

@@ -52,8 +52,10 @@ import (
 //     service's other callers' did not, are the caller's, and so are a
 //     sole caller's when calls into it waited longer too or its own work
 //     slowed (into a callee with spans, in as large a share of its spans,
-//     its excess, as the calls waited longer), unless the calls fail (a
-//     failing callee explains both);
+//     its excess, as the calls waited longer), or its calls to another
+//     callee waited longer where that callee's other callers' did not (its
+//     own wire, which every call it makes crosses), unless the calls fail
+//     (a failing callee explains both);
 //   - a caller whose calls to most of its callees that leave spans waited
 //     longer is the reason for those waits (its own starvation or its
 //     egress), and the waits are taken off its callees; so is one whose
@@ -233,6 +235,12 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				if r.IsError() {
 					st.failed++
 				}
+				continue
+			}
+			if p.peerName(PeerOf(r)) != "" {
+				// A call to a dependency named as the service itself (its
+				// database "orders" of service orders): a call, whose
+				// time is no own work, and no edge to the service.
 				continue
 			}
 			tm.own(r, float64(r.Duration), id)
@@ -870,10 +878,47 @@ func callerSide(edges map[[2]string]*shift, k [2]string, into, work map[string]*
 		// the wire does not explain the waits.
 		// Unless the calls fail: a failing callee explains the long calls
 		// and the time its caller spends retrying them.
+		// Or when its calls to another callee waited longer, as much,
+		// where that callee's other callers' did not: its own wire slowed
+		// them, and this one crosses it too.
 		if edges[k].failing {
 			return false
 		}
-		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant() && (opaque || work[k[0]].excess() >= edges[k].excess())
+		return into[k[0]] != nil && into[k[0]].significant() || work[k[0]] != nil && work[k[0]].significant() && (opaque || work[k[0]].excess() >= edges[k].excess()) ||
+			ownsOtherEdge(edges, k)
 	}
 	return true
+}
+
+// ownsOtherEdge reports whether the caller of edge k waited longer on
+// another callee, one that has other callers whose calls to it did not
+// wait longer (callerSide's first test), in a share of its calls that
+// k's share does not surely exceed (sameShare): the caller's own side
+// slowed them alike. A few calls out a little slower do not explain
+// every call to one callee waiting far longer.
+func ownsOtherEdge(edges map[[2]string]*shift, k [2]string) bool {
+	for o, es := range edges {
+		if o[0] != k[0] || o[1] == k[1] || !es.significant() || !sameShare(edges[k], es) {
+			continue
+		}
+		others, slow := 0, false
+		for c, cs := range edges {
+			if c[1] == o[1] && c[0] != o[0] && cs.n > 0 {
+				others++
+				slow = slow || cs.significant()
+			}
+		}
+		if others > 0 && !slow {
+			return true
+		}
+	}
+	return false
+}
+
+// sameShare reports whether shift a's slow share is no surer than
+// minDecades above what b's share allows (b's slow calls of its n, as a
+// baseline of a's: betaBinomDecades).
+func sameShare(a, b *shift) bool {
+	ta, tb := a.best(), b.best()
+	return betaBinomDecades([]member{{n: a.n, k: tb.slow, m: b.n}}, ta.slow) < minDecades
 }

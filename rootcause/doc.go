@@ -357,6 +357,7 @@
 //	              spanless service's stated durations count only
 //	              by the part its callees' spans do not cover                                                      counted_once_stated.txtar
 //	              (nor by time on a slow callee's wire)                                                            counted_once_wire.txtar
+//	                                                                                                               counted_once_wire_out.txtar
 //	own_trouble_stays an error of its own resources (a pool with no    —       half of the errors passing through  own_trouble_stays.txtar
 //	              free connection, GC, memory, CPU) leads to its              it, for breaker_trips
 //	              service, not the callee it names; nor does

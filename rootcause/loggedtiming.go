@@ -250,9 +250,10 @@ const starvedWords = "; it logs no error of its own and blames no dependency: it
 
 // onSlowWire reports whether most of the traces in which a spanless
 // service's own time (own, its uncovered part) was slow called a service
-// that call_timing found slow on the wire for its other callers (calls
-// into it waited longer): the time beyond that service's spans is then
-// on its network, which every caller crosses.
+// that call_timing found slow on the wire (calls into it waited longer,
+// or its calls out did where other callers' did not): the time beyond
+// that service's spans is then on its network, which every caller
+// crosses.
 func onSlowWire(in *inputs, own *shift) bool {
 	found := timingFindings(in.win, in.base)
 	slow := own.best().extra
@@ -262,7 +263,7 @@ func onSlowWire(in *inputs, own *shift) bool {
 	n := 0
 	for id := range slow {
 		c := in.win.uncoveredCallee[id]
-		if f := found[c]; f != nil && f.kind == schema.KindNetworkDelay && len(f.callers) > 0 {
+		if f := found[c]; f != nil && f.kind == schema.KindNetworkDelay {
 			n++
 		}
 	}

@@ -514,3 +514,44 @@ func TestClientClasses(t *testing.T) {
 		t.Errorf("clientClasses = %q, want %q", got, want)
 	}
 }
+
+// A template a thin baseline lacks is new only when its count says the
+// baseline should have held some of it.
+func TestAbsentSure(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		wMin, bMin float64
+		want       bool
+	}{
+		{14, 10, 1, false}, // 1.4 a minute: one minute may well miss it
+		{14, 10, 15, true}, // fifteen minutes would not
+		{3, 10, 15, false}, // three lines: too few to tell
+		{80, 10, 1, true},  // eight a minute: one minute would not
+		{5, 10, 0, false},  // no baseline data: nothing to tell
+	} {
+		if got := absentSure(c.n, c.wMin, c.bMin); got != c.want {
+			t.Errorf("absentSure(%d, %v, %v) = %v, want %v", c.n, c.wMin, c.bMin, got, c.want)
+		}
+	}
+}
+
+// A service's new line of its own trouble (a GC pause) says it did not
+// keep serving as usual by what it says, however thin the baseline that
+// lacks it: the callers' refused connections to it keep their votes.
+// Twenty such lines over ten minutes, none in one minute of baseline,
+// are no sure novelty by their count (absentSure), so their meaning
+// decides.
+func TestKeptServingOwnTrouble(t *testing.T) {
+	const spec = `
+base-1m 20 web/home:3 acct/get:2+1
+win 200 web/home:3 acct/get:2+1
+win-3m 20 web/home:3 acct/get:2+1?WARN_GC_overhead_limit_exceeded:_full_GC_pause_1200ms
+win+3m 40 web/home:3!Get_http://acct:8080/v1/acct:_dial_tcp_10.0.0.7:8080:_connect:_connection_refused`
+	if absentSure(20, 10, 1) {
+		t.Fatal("twenty lines against one minute are sure by their count: the test would not test their meaning")
+	}
+	rep := runRuleScenario(t, spec, nil, false)
+	if len(rep.Candidates) == 0 || rep.Candidates[0].Service != "acct" {
+		t.Fatalf("top candidate is not acct: %+v", rep.Candidates)
+	}
+}

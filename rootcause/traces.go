@@ -1295,11 +1295,29 @@ func keptServing(w, b *period, svc string) bool {
 		return false
 	}
 	for t, ts := range ws.templates {
-		if ts.errors+ts.warns > 0 && (ts.own() || ts.followed) && bs.templates[t] == nil {
+		// A new line of its own trouble (memory, GC, pools) says it did
+		// not serve as usual by what it says; any other new line, by
+		// how surely the baseline would have held it.
+		if ts.errors+ts.warns > 0 && (ts.own() || ts.followed) && bs.templates[t] == nil &&
+			(ownTrouble(ts.kind) || absentSure(ts.errors+ts.warns, w.minutes(), b.minutes())) {
 			return false
 		}
 	}
 	return len(behaviourShifts(w, b, svc)) == 0
+}
+
+// absentSure reports whether n lines of a template in a window of wMin
+// minutes, none in a baseline of bMin minutes of data, are surely new: at
+// one rate over both, each of the n lines falls in the window with
+// probability wMin/(wMin+bMin), all of them with that to the n (a Poisson
+// count conditioned on its total), at least minDecades unlikely. Fourteen
+// lines over ten minutes, none in one minute of baseline, are a rate a
+// minute may well miss (0.6 decades); none in fifteen minutes, 5.6.
+func absentSure(n int, wMin, bMin float64) bool {
+	if bMin <= 0 {
+		return false
+	}
+	return float64(n)*math.Log10((wMin+bMin)/wMin) >= minDecades
 }
 
 // seenSteady reports whether svc was seen serving as in the baseline: by
