@@ -693,6 +693,15 @@ func storeCalleeNamedElsewhere() *windowStore {
 // another service's lines before name the host by an attribute.
 func TestCalleeNamedElsewhere(t *testing.T) {
 	wantSuspect(t, storeCalleeNamedElsewhere(), "model-api")
+	// No attribute: the words beside the host name it.
+	st := storeCalleeNamedElsewhere()
+	for i := range st.recs {
+		if r := &st.recs[i]; r.Service == "labeler" {
+			r.Attrs = nil
+			r.Body = "failed to call inference-api: Post https://api.inference.example.ai/v1/chat/completions: timeout of 2000ms exceeded"
+		}
+	}
+	wantSuspect(t, st, "inference-api")
 	for _, c := range []struct{ text, label, want string }{
 		{"request to https://api.inference.example.ai/v1 timed out", "inference", "api.inference.example.ai"},
 		{"request to https://api.inference.example.ai/v1 timed out", "api", ""},

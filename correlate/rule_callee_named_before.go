@@ -97,7 +97,9 @@ func nameCalleeBefore(ctx context.Context, st WindowStore, a *storeAnalysis) {
 // suspect is the external name of, all naming their callee by one explicit
 // attribute (peer=model-api on "retry 1/3 for POST
 // https://api.inference.example.ai/…", a host the suspect "inference" is
-// the name of: externalName), name it.
+// the name of: externalName) or, lacking one, by the name their words
+// give it beside the host ("failed to call model-api: Post
+// https://api.inference.example.ai/…"), name it.
 //
 // Constants: breakerLookback, breakerScan, tripQuantum.
 // Test: TestRules/callee_named_elsewhere (TestCalleeNamedElsewhere).
@@ -186,6 +188,9 @@ func namedOnLines(ctx context.Context, st WindowStore, svc string, at time.Time,
 			continue
 		}
 		v := explicitName(&r)
+		if v == "" {
+			v = textName(&r, host)
+		}
 		switch {
 		case v == "":
 		case found.name == "":
@@ -195,6 +200,19 @@ func namedOnLines(ctx context.Context, st WindowStore, svc string, at time.Time,
 		}
 	}
 	return found, nil
+}
+
+// textName is the name a line's own words give the callee beside its
+// host ("failed to call drm-keys-api: ... https://api.drm-keys.example.com"),
+// lowercased, when that is no host itself and names the same dependency;
+// "" otherwise.
+func textName(r *schema.Record, host string) string {
+	_, h := classifyWithHint(r, true)
+	h = strings.ToLower(h)
+	if h == "" || strings.IndexByte(h, '.') >= 0 || isIPv4(h) || !sameService(externalName(host), h) {
+		return ""
+	}
+	return h
 }
 
 // explicitName is the callee a record names by its first explicit

@@ -216,6 +216,21 @@
 //     executions, was tried: it also finds fewer changes in a callee, so
 //     keptServing clears callees whose trouble explained their callers'
 //     changes, and two nezha-tt cases fell; no case rose.)
+//   - A service seen serving as usual (keptServing: a refused connection
+//     to it is its caller's doing; a chain does not move votes past it).
+//     A template of its own that the baseline lacks says it did not, when
+//     the absence is sure: at one rate over both periods, each of its n
+//     lines falls in the window with probability w/(w+b) (minutes of data
+//     of each), all of them with that to the n; at least minDecades
+//     unlikely (absentSure). Fourteen lines over ten minutes, none in one
+//     minute of baseline, are 0.6 decades: a rate one minute may miss.
+//     A line that tells of the service's own trouble (memory, GC, a pool)
+//     says it by its meaning, however thin the baseline.
+//   - Two edges of one caller (ownsOtherEdge): a sole caller's slower calls
+//     to a callee without spans are its own wire's when its calls to
+//     another callee slowed where that callee's other callers' did not, in
+//     a share the first does not surely exceed (the second edge's slow
+//     calls of its n as the baseline of a beta-binomial, under minDecades).
 //
 // The report states the baseline's data (records, and minutes of data,
 // which a span of hours may hold one of) and warns when it is thin: fewer
