@@ -451,11 +451,36 @@ func truncate(s string) string {
 // checkpoint): a server that writes little (analyze serve's runbooks)
 // calls it after its writes, so that its log holds nothing the file lacks
 // when the file is replaced under it. A read-only store has nothing to do.
+//
+// A reader still on an older snapshot holds back the frames written after
+// it; a log left with them is what a file copied in place then reads as
+// its own. So it tries again, briefly (checkpointTries, checkpointPause),
+// until every frame is in the file, rather than wait on the reader.
 func (db *DB) Checkpoint(ctx context.Context) error {
 	w, err := db.writer()
 	if err != nil {
 		return nil
 	}
-	_, err = w.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
-	return explain(err)
+	for try := 0; ; try++ {
+		var busy, frames, done int
+		if err := w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done); err != nil {
+			return explain(err)
+		}
+		if done >= frames || try == checkpointTries {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(checkpointPause):
+		}
+	}
 }
+
+// A checkpoint that readers held back is tried again checkpointTries times,
+// checkpointPause apart: a reader of a request lasts milliseconds, and the
+// writer does not wait longer than a tenth of a second.
+const (
+	checkpointTries = 20
+	checkpointPause = 5 * time.Millisecond
+)
