@@ -375,3 +375,18 @@ func TestHostInTextTakesTheCallersName(t *testing.T) {
 		t.Fatalf("suspect = %+v, want geo-vendor-api", res.Suspect)
 	}
 }
+
+// A consumer's error about a message names its queue (an attribute), but
+// it made no call the queue left unanswered: the failure is its own, not
+// the queue's (silent_callee_unknown needs an unanswered call).
+func TestConsumerErrorIsNoUnansweredCall(t *testing.T) {
+	consume := span("c1", "", "search", "s-0", 0, 40)
+	consume.Status = schema.StatusError
+	line := logAt("c1", "search", 30, schema.SeverityError,
+		"Failed to process message 6f47 (attempt 1): SyntaxError: Unexpected token < in JSON at position 0")
+	line.Attrs = map[string]string{"messaging.destination.name": "cart-events"}
+	res := AnalyzeRecords(inTrace(fmt.Sprintf("%032x", 0x9e1), consume, line), Options{})
+	if res.Suspect == nil || res.Suspect.Service != "search" {
+		t.Fatalf("suspect = %+v, want search", res.Suspect)
+	}
+}

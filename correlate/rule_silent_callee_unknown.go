@@ -12,10 +12,11 @@ import "github.com/faultline/faultline/schema"
 //
 // Condition: the failure's class is unknown and it points at a callee
 // other than its own service by an attribute or its text (not by the span
-// tree: a callee whose span is below answered); that callee left no
-// records in the trace, or logged no error nor failure signal and a
-// failing call of the same request to it has no span below it (the
-// callee recorded no answer to it).
+// tree: a callee whose span is below answered); that callee logged no
+// error nor failure signal in the trace (or left no records at all); and a
+// failing call span of the same request names it and has no span below it
+// (the callee recorded no answer to it). A consumer's error about a
+// message names its queue, but made no call the queue left unanswered.
 // Scenario: testdata/silent_callee_unknown.txtar.
 const ruleSilentCalleeUnknown = "silent_callee_unknown"
 
@@ -26,10 +27,10 @@ func unknownAtSilent(t *Trace, cur int32, tgt, via string, ti int32) bool {
 	if t.ents[cur].class != schema.KindUnknown || via == viaSpanTree || t.opts.ruleOff(ruleSilentCalleeUnknown) {
 		return false
 	}
-	if ti < 0 {
-		return true
+	if ti >= 0 && (calleeError(t, ti) >= 0 || t.svcs[ti].firstSignal >= 0) {
+		return false
 	}
-	return calleeError(t, ti) < 0 && t.svcs[ti].firstSignal < 0 && unansweredCall(t, cur, tgt)
+	return unansweredCall(t, cur, tgt)
 }
 
 // unansweredCall reports whether a failing span of cur's service in cur's
