@@ -303,36 +303,31 @@ type deployed struct {
 
 // findVersionSince is versionSince, read from the store.
 func findVersionSince(ctx context.Context, st WindowStore, svc, version string, at time.Time) (since time.Time, before string, err error) {
-	// versionAt is the version of svc's first record carrying one at or
-	// after t.
 	pods := strings.HasPrefix(version, podVersion) // compare like with like
-	versionAt := func(t time.Time) (string, time.Time, error) {
-		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: 16, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
+	// scan reads up to n of svc's records at or after t and returns the
+	// version and time of the first whose version ok accepts.
+	scan := func(t time.Time, n int, ok func(string) bool) (string, time.Time, error) {
+		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: n, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
 		for r, err := range st.WindowRecords(ctx, q) {
 			if err != nil {
 				return "", time.Time{}, err
 			}
-			if v := recordVersion(&r, pods); v != "" {
+			if v := recordVersion(&r, pods); ok(v) {
 				return v, r.Time, nil
 			}
 		}
 		return "", time.Time{}, nil
 	}
-	// newAt is the time of the first of svc's records at or after t that
-	// runs version, among the newScan read there: while a rollout
-	// replaces pods one by one, the first records (one request's lines)
-	// may still come from an old one.
+	// versionAt is the version of svc's first record carrying one at or
+	// after t; newAt the time of the first of the newScan read there that
+	// runs version: while a rollout replaces pods one by one, the first
+	// records (one request's lines) may still come from an old one.
+	versionAt := func(t time.Time) (string, time.Time, error) {
+		return scan(t, 16, func(v string) bool { return v != "" })
+	}
 	newAt := func(t time.Time) (time.Time, error) {
-		q := schema.WindowQuery{From: t, To: at, Service: svc, Limit: newScan, Attrs: []string{schema.AttrServiceVersion, schema.AttrPod}}
-		for r, err := range st.WindowRecords(ctx, q) {
-			if err != nil {
-				return time.Time{}, err
-			}
-			if recordVersion(&r, pods) == version {
-				return r.Time, nil
-			}
-		}
-		return time.Time{}, nil
+		_, when, err := scan(t, newScan, func(v string) bool { return v == version })
+		return when, err
 	}
 	lo := at.Add(-deployLookback)
 	v, t, err := versionAt(lo)
