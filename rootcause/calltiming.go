@@ -130,8 +130,12 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
-	// durs is each window trace's duration, from its first span's start
-	// to its last span's end.
+	// durs is each window trace's duration: its longest span, the
+	// request as one service's clock timed it. Not its first span's start
+	// to its last span's end: services' clocks differ (by hundreds of
+	// milliseconds on real hosts), and an asynchronous hand-over's queue
+	// wait is no part of the work either side did, so that spread made a
+	// job's worker that took three times as long look 2% slower.
 	durs map[schema.TraceID]float64
 	// idx and spans are addCallTimes' scratch, reused per trace.
 	idx   map[schema.SpanID]int32
@@ -200,19 +204,14 @@ func (p *period) addCallTimes(recs []schema.Record) {
 		return
 	}
 	id := recs[0].TraceID
-	var first, last time.Time // the trace's span (window)
+	longest := time.Duration(-1) // the trace's longest span (window)
 	for i := range recs {
 		r := &recs[i]
 		if r.Type != schema.TypeSpan || r.Service == "" {
 			continue
 		}
 		if tm.keep {
-			if end := r.Time.Add(r.Duration); last.IsZero() || end.After(last) {
-				last = end
-			}
-			if first.IsZero() || r.Time.Before(first) {
-				first = r.Time
-			}
+			longest = max(longest, r.Duration)
 		}
 		var k *spanKids
 		if j, ok := tm.idx[r.SpanID]; ok && tm.spans[j].n > 0 {
@@ -261,11 +260,11 @@ func (p *period) addCallTimes(recs []schema.Record) {
 			}
 		}
 	}
-	if !first.IsZero() {
+	if longest >= 0 {
 		if tm.durs == nil {
 			tm.durs = map[schema.TraceID]float64{}
 		}
-		tm.durs[id] = float64(last.Sub(first))
+		tm.durs[id] = float64(longest)
 	}
 }
 
@@ -328,6 +327,9 @@ type shift struct {
 	// looks is the decades taken off the test's evidence for the sets
 	// tried beside this one (a Bonferroni correction).
 	looks float64
+	// joint is the decades of a test of more edges it is part of, when
+	// that is surer (wire_combined).
+	joint float64
 }
 
 // tally is one test's slow samples of a shift.
@@ -418,7 +420,7 @@ func (s *shift) base() float64 {
 	return s.best().expect / float64(s.n)
 }
 
-func (s *shift) decades() float64 { return max(0, s.best().decades(s.n)-s.looks) }
+func (s *shift) decades() float64 { return max(0, s.best().decades(s.n)-s.looks, s.joint) }
 
 func (s *shift) significant() bool { return s.decades() >= minDecades }
 
@@ -722,6 +724,9 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 			f.examples = exampleIDs(ss.out.examples)
 		}
 		out[name] = f
+	}
+	if !b.off[ruleWireCombined] {
+		wireCombined(w, edgeShift, out)
 	}
 	return out
 }

@@ -137,7 +137,9 @@
 //     samples made it, against what it took without them, up to one (a
 //     request of 50 ms that waited 185 ms more counts whole; one of 300 ms
 //     that waited 0.5 ms more hardly at all), less the share chance makes
-//     slow;
+//     slow. What a request took is its longest span, as one service's
+//     clock timed it, not the spread of its spans' clocks (hosts' clocks
+//     differ, and an asynchronous hand-over's queue wait is no one's work);
 //   - the traces whose execution of one of its operations changed
 //     (behaviour): the shift of the event's share times the traces that
 //     ran the operation.
@@ -215,7 +217,10 @@
 //     exact test in its place, surer of less on a handful of baseline
 //     executions, was tried: it also finds fewer changes in a callee, so
 //     keptServing clears callees whose trouble explained their callers'
-//     changes, and two nezha-tt cases fell; no case rose.)
+//     changes, and two nezha-tt cases fell; no case rose. So the change is
+//     found by the z score, and counts as surely as Fisher's exact test
+//     says, sureZ: two of three baseline executions against one of
+//     forty-two is z 4.4, exact z 2.4.)
 //   - A service seen serving as usual (keptServing: a refused connection
 //     to it is its caller's doing; a chain does not move votes past it).
 //     A template of its own that the baseline lacks says it did not, when
@@ -259,7 +264,10 @@
 // (latency), under the name its callers' spans give it. The candidate's
 // example traces are then its slowest calls or spans in the window. Only
 // callees that leave spans make a caller's waits its own: the calls to a
-// callee without spans are its whole time.
+// callee without spans are its whole time. A service none of whose edges
+// is sure alone, whose edges in and out together are (Fisher's
+// combination of their independent tests), is slow on the wire
+// (wire_combined): against a minute of baseline no one edge can be.
 //
 // # A service without spans, by its own lines
 //
@@ -334,11 +342,13 @@
 //	call_timing   slow share of its edges' waits or own work rose     E       1.1×p95+0.2 ms and 2×p50+0.2 ms,    call_timing_*.txtar
 //	              (explains the time slowed requests lost to it)              beta-binomial BetaBin(n, k+1, m−k),
 //	                                                                          3 and 5 decades
+//	wire_combined no edge of it sure alone, its edges in and out      E       Fisher's method over its edges,     wire_combined.txtar
+//	              together are: slow on the wire (network-delay)              minDecades
 //	logged_timing a spanless service's own stated durations rose      E       as call_timing                      logged_timing_*.txtar
 //	              (cpu-starvation), or stayed while calls to it
 //	              slowed (network-delay, 0.5)
 //	behaviour     P(event | operation) shifted (explains the traces   E       minShareShift 0.3, minShiftZ 3,     rootcause_test.go
-//	              whose execution changed; only those without an              full at z 6                         behaviour*.txtar
+//	              whose execution changed; only those without an              full at exact z 6                   behaviour*.txtar
 //	              error when failing traces passed through it to a
 //	              deeper cause, or when it failed after another
 //	              service in most of those it failed in: its change

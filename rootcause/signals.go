@@ -372,7 +372,7 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry, ruleWarnedWait)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry, ruleWarnedWait, ruleWireCombined)
 	for _, r := range kindRules() {
 		out = append(out, r.name)
 	}
