@@ -589,3 +589,8 @@ func calleeScore(t *Trace, e, c int32) float64 {
 	}
 	return s
 }
+
+// NamesHost reports whether text gives a host whose name as a dependency
+// outside the trace is label ("https://api.forge.example.com/repos" names
+// forge).
+func NamesHost(text, label string) bool { return hostNamedAs(text, label) != "" }

@@ -346,8 +346,10 @@ func buildTrace(t *testing.T, toks []string, seq int, at time.Time) []schema.Rec
 					Service: n.svc, Severity: schema.SeverityInfo, Body: fmt.Sprintf("GET /%s 200", n.svc)})
 			}
 			if n.err != "" && !entry {
-				// The call failed: an error status, and its caller logs it.
+				// The call failed: an error status, whose message is the
+				// words, and its caller logs them.
 				recs[len(recs)-1].Status = schema.StatusError
+				recs[len(recs)-1].Body = strings.ReplaceAll(n.err, "_", " ")
 				recs = append(recs, schema.Record{Type: schema.TypeLog, Time: start.Add(d), TraceID: tid,
 					SpanID: parent, Service: callerSvc, Severity: schema.SeverityError, Body: strings.ReplaceAll(n.err, "_", " ")})
 			}

@@ -138,6 +138,10 @@ func scoreTraceOrigin(in *inputs, s *scored) {
 		reason += fmt.Sprintf("; its failed calls to %s came while it was itself short of memory or pausing for GC",
 			joinCut(sortedKeys(sv.paused), 3))
 	}
+	if len(sv.hosts) > 0 {
+		reason += fmt.Sprintf("; its callers' errors name it by its host, %s, which their failed calls' spans give for %s (%s)",
+			joinCut(sortedKeys(sv.hosts), 3), s.service, ruleHostPeer)
+	}
 	reason += sv.tripReason()
 	s.explain("trace_origin", sv.suspect)
 	s.add("trace_origin", wTraceOrigin*share, reason)
@@ -372,7 +376,7 @@ func Rules() []string {
 	for _, sc := range scorers() {
 		out = append(out, sc.name)
 	}
-	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry, ruleWarnedWait, ruleWireCombined)
+	out = append(out, "deploy_effect", "downstream", "end_state", "crashed", ruleTellingVotes, ruleSlowTransient, ruleBreakerTrips, ruleThrottleStays, ruleDeployStays, ruleRefusedStays, ruleOwnTroubleStays, ruleOwnWaitsStay, ruleAboutOther, ruleCountedOnce, ruleWrappedKnown, ruleSpanlessEntry, ruleWarnedWait, ruleWireCombined, ruleHostPeer)
 	for _, r := range kindRules() {
 		out = append(out, r.name)
 	}

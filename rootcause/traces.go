@@ -42,8 +42,10 @@ type serviceVotes struct {
 	// paused counts the services its failed calls named while it was
 	// itself pausing for GC or short of memory.
 	paused map[string]int
-	kinds  map[schema.Kind]int
-	sigs   map[schema.Signature]*sigVote
+	// hosts counts the host names its votes named it by (host_peer).
+	hosts map[string]int
+	kinds map[schema.Kind]int
+	sigs  map[schema.Signature]*sigVote
 	// examples are the traces whose own suspect it is (traceSuspect),
 	// others those whose votes reached it otherwise (a name settled, a
 	// pointer chain followed): an example, opened, names the candidate.
@@ -93,7 +95,7 @@ type example struct {
 func (tv *traceVotes) service(name string) *serviceVotes {
 	sv := tv.services[name]
 	if sv == nil {
-		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, paused: map[string]int{}, kinds: map[schema.Kind]int{},
+		sv = &serviceVotes{pointedBy: map[string]int{}, via: map[string]int{}, discredited: map[string]int{}, paused: map[string]int{}, hosts: map[string]int{}, kinds: map[schema.Kind]int{},
 			sigs: map[schema.Signature]*sigVote{}, entries: map[string]int{}, originCallers: map[string]int{}}
 		tv.services[name] = sv
 	}
@@ -222,6 +224,9 @@ type vote struct {
 	// paused is the service the origin pointed at, when the origin was
 	// itself in trouble (GC, memory) first: the failure is its own.
 	paused string
+	// host is the host's name the vote named its target by, when
+	// host_peer put the peer its callers' spans name in its place.
+	host string
 	// caller is the service that called the origin's operation.
 	caller string
 	// through are the services that took part in the trace.
@@ -588,6 +593,9 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 	if v.paused != "" {
 		sv.paused[v.paused]++
 	}
+	if v.host != "" {
+		sv.hosts[v.host]++
+	}
 	tv.service(o.Service).origin++
 	if target == o.Service {
 		sv.addSig(o.Signature, o.Message)
@@ -850,7 +858,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		if !ok {
 			if correlate.IsAddress(v.target) {
 				a = w.peerAt(v.target)
-			} else {
+			} else if a = w.peerOfHost(v.target, b.off[ruleHostPeer]); a == "" {
 				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
 				if a == "" {
 					if knownAll == nil {
@@ -867,6 +875,9 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 			aliases[k] = a
 		}
 		if a != "" {
+			if !correlate.IsAddress(v.target) && w.peerOfHost(v.target, b.off[ruleHostPeer]) == a {
+				v.host = v.target
+			}
 			v.target = a
 		}
 	}
@@ -926,6 +937,43 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 			v.target = spelling[correlate.NameKey(v.target)]
 		}
 	}
+}
+
+// ruleHostPeer: a dependency's callers name it two ways: their spans by
+// the name of the service (peer.service "git-host-api"), their errors by
+// the host they called ("request to https://api.forge.example.com/refs
+// timed out", which the per-trace analysis names forge). A failed call's
+// span whose status gives that host, under the peer its span names, says
+// they are one: a vote for the host's name goes to the peer's, when every
+// such span agrees. Without it the votes of the callers that log split
+// from the timing and the votes of those whose spans name the peer, and
+// the host's name, a service nothing else knows, ranks beside it.
+//
+// Condition: the vote's target is no service the window or baseline
+// knows; failed calls' spans (period.failedCalls) whose status message
+// gives a host of that name name one peer.
+// Scenario: testdata/host_peer.txtar.
+const ruleHostPeer = "host_peer"
+
+// peerOfHost names the peer whose failed calls' messages give a host
+// named label (correlate.NamesHost), when all such calls agree; "" when
+// none do or off.
+func (p *period) peerOfHost(label string, off bool) string {
+	if off {
+		return ""
+	}
+	peer := ""
+	for _, msg := range slices.Sorted(maps.Keys(p.failedCalls)) {
+		q := p.failedCalls[msg]
+		if q == label || !correlate.NamesHost(msg, label) {
+			continue
+		}
+		if peer != "" && q != peer {
+			return ""
+		}
+		peer = q
+	}
+	return peer
 }
 
 // peerAt names the peer behind an address: the one named by a failed
