@@ -847,6 +847,16 @@ func (tv *traceVotes) callees(svc string) []string {
 // it, stands for the others (a name a service goes by first).
 func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 	aliases := map[[2]string]string{}
+	byHost := map[[2]string]bool{} // the alias is host_peer's
+	hostPeers := map[string]string{}
+	hostPeer := func(label string) string {
+		p, ok := hostPeers[label]
+		if !ok {
+			p = w.peerOfHost(label, b.off[ruleHostPeer])
+			hostPeers[label] = p
+		}
+		return p
+	}
 	var knownAll []string
 	for i := range votes {
 		v := &votes[i]
@@ -858,7 +868,9 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 		if !ok {
 			if correlate.IsAddress(v.target) {
 				a = w.peerAt(v.target)
-			} else if a = w.peerOfHost(v.target, b.off[ruleHostPeer]); a == "" {
+			} else if a = hostPeer(v.target); a != "" {
+				byHost[k] = true
+			} else {
 				a = aliasOf(v.target, append(tv.callees(v.origin.Service), b.calleesOf(v.origin.Service)...))
 				if a == "" {
 					if knownAll == nil {
@@ -875,7 +887,7 @@ func resolveNames(votes []vote, w, b *period, tv *traceVotes) {
 			aliases[k] = a
 		}
 		if a != "" {
-			if !correlate.IsAddress(v.target) && w.peerOfHost(v.target, b.off[ruleHostPeer]) == a {
+			if byHost[k] {
 				v.host = v.target
 			}
 			v.target = a
