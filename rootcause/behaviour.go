@@ -593,8 +593,11 @@ func compareShares(ws, bs *opStat, ev string) (behaviourShift, bool) {
 		return sh, false
 	}
 	sh.z = shareZ(cb, cw, nb, nw)
+	if math.Abs(sh.pw-sh.pb) < minShareShift || sh.z < minShiftZ {
+		return sh, false
+	}
 	sh.sure = sureZ(sh.z, cb, cw, nb, nw)
-	return sh, math.Abs(sh.pw-sh.pb) >= minShareShift && sh.z >= minShiftZ
+	return sh, true
 }
 
 // newerMoved reports whether the newer half of the baseline had already
@@ -658,13 +661,20 @@ func fisherTail(cb, cw, nb, nw int) float64 {
 	}
 	total := lc(n, k)
 	lo, hi := max(0, k-nw), min(k, nb)
-	from, to := cb, hi
+	// From the observed count outward into its tail, where the terms
+	// fall: stop when they no longer add to the sum (thousands of
+	// executions would otherwise cost as many terms).
+	step, end := 1, hi
 	if cb*nw < cw*nb {
-		from, to = lo, cb
+		step, end = -1, lo
 	}
 	p := 0.0
-	for x := from; x <= to; x++ {
-		p += math.Exp(lc(nb, x) + lc(nw, k-x) - total)
+	for x := cb; ; x += step {
+		t := math.Exp(lc(nb, x) + lc(nw, k-x) - total)
+		p += t
+		if x == end || t < p*1e-12 {
+			break
+		}
 	}
 	return min(1, p)
 }

@@ -652,9 +652,7 @@ func timingFindings(w, b *period) map[string]*timingFinding {
 		}
 		return by[n]
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(edgeShift), func(a, b [2]string) int {
-		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
-	}) {
+	for _, k := range sortedEdges(edgeShift) {
 		es := edgeShift[k]
 		if broad[k[0]] || callerSide(edgeShift, k, intoSlow, workSlow, w.timing.opaque[k[1]]) {
 			// The caller's waits, not the callee's.
@@ -778,6 +776,13 @@ func exampleIDs(ex []timedTrace) []schema.TraceID {
 		}
 	}
 	return out
+}
+
+// sortedEdges lists the call edges (caller, callee) of m in order.
+func sortedEdges[V any](m map[[2]string]V) [][2]string {
+	return slices.SortedFunc(maps.Keys(m), func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
 }
 
 func sortedOpKeys[V any](m map[opKey]V) []opKey {

@@ -1,9 +1,7 @@
 package rootcause
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 
@@ -33,76 +31,67 @@ const ruleWireCombined = "wire_combined"
 // wireCombined adds a network-delay finding to found for each service
 // whose edges, each too weak alone, combine to minDecades.
 func wireCombined(w *period, edges map[[2]string]*shift, found map[string]*timingFinding) {
-	type wire struct {
-		in, out shift
-		decades []float64
-		callers []string
-		anySure bool
-	}
-	by := map[string]*wire{}
-	get := func(n string) *wire {
-		if by[n] == nil {
-			by[n] = &wire{}
-		}
-		return by[n]
-	}
-	for _, k := range slices.SortedFunc(maps.Keys(edges), func(a, b [2]string) int {
-		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
-	}) {
+	// Each service's edges' tests, in and out; a service with one that is
+	// sure alone is call_timing's to localise.
+	tests := map[string][]float64{}
+	sure := map[string]bool{}
+	order := sortedEdges(edges)
+	for _, k := range order {
 		es := edges[k]
-		d := es.decades()
-		for i, svc := range k {
-			wr := get(svc)
-			wr.decades = append(wr.decades, d)
-			wr.anySure = wr.anySure || es.significant()
-			if i == 1 {
-				wr.in.mergeShift(es)
-				if d > 0 {
-					wr.callers = append(wr.callers, k[0])
-				}
-			} else {
-				wr.out.mergeShift(es)
-			}
+		for _, svc := range k {
+			tests[svc] = append(tests[svc], es.decades())
+			sure[svc] = sure[svc] || es.significant()
 		}
 	}
-	for _, name := range sortedKeys(by) {
-		wr := by[name]
-		if found[name] != nil || wr.anySure || len(wr.decades) < 2 {
+	for _, name := range sortedKeys(tests) {
+		if found[name] != nil || sure[name] || len(tests[name]) < 2 {
 			continue
 		}
-		joint := fisherDecades(wr.decades)
+		joint := fisherDecades(tests[name])
 		if joint < minDecades {
 			continue
 		}
-		wr.in.joint, wr.out.joint = joint, joint
-		in, outw := wr.in.excess(), wr.out.excess()
-		if in == 0 && outw == 0 {
+		var in, out shift
+		var callers []string
+		for _, k := range order {
+			switch name {
+			case k[1]:
+				in.mergeShift(edges[k])
+				if edges[k].decades() > 0 {
+					callers = append(callers, k[0])
+				}
+			case k[0]:
+				out.mergeShift(edges[k])
+			}
+		}
+		in.joint, out.joint = joint, joint
+		if in.excess() == 0 && out.excess() == 0 {
 			continue
 		}
-		f := &timingFinding{kind: schema.KindNetworkDelay, callers: wr.callers, strength: max(in, outw)}
-		f.slowedOf = []*shift{&wr.in, &wr.out}
+		f := &timingFinding{kind: schema.KindNetworkDelay, callers: callers, strength: max(in.excess(), out.excess())}
+		f.slowedOf = []*shift{&in, &out}
 		what := "calls into and out of " + name
 		switch {
 		case w.timing.opaque[name]:
 			// It leaves no spans: the calls' whole time is its own.
 			f.kind = schema.KindLatency
 			what = "calls to " + name + ", which leaves no spans of its own,"
-		case wr.out.n == 0:
+		case out.n == 0:
 			what = "calls into " + name
 		}
 		f.reason = fmt.Sprintf("%s took longer, each of its %d edges too weakly to tell alone, %.1f decades sure together (%s): ",
-			what, len(wr.decades), joint, ruleWireCombined)
-		if wr.in.n > 0 {
-			f.reason += fmt.Sprintf("in %.0f%% of %d (%s)", 100*wr.in.share(), wr.in.n, wr.in.quantiles())
+			what, len(tests[name]), joint, ruleWireCombined)
+		if in.n > 0 {
+			f.reason += fmt.Sprintf("in %.0f%% of %d (%s)", 100*in.share(), in.n, in.quantiles())
 		}
-		if wr.out.n > 0 {
-			if wr.in.n > 0 {
+		if out.n > 0 {
+			if in.n > 0 {
 				f.reason += ", "
 			}
-			f.reason += fmt.Sprintf("out %.0f%% of %d (%s)", 100*wr.out.share(), wr.out.n, wr.out.quantiles())
+			f.reason += fmt.Sprintf("out %.0f%% of %d (%s)", 100*out.share(), out.n, out.quantiles())
 		}
 		f.reason += " slower than nearly all in the baseline"
-		f.examples = exampleIDs(append(slices.Clone(wr.in.examples), wr.out.examples...))
+		f.examples = exampleIDs(append(slices.Clone(in.examples), out.examples...))
 		found[name] = f
 	}
 }
