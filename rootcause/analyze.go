@@ -105,15 +105,31 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		return nil, nil, ErrBadWindow
 	}
 	opt = opt.withDefaults()
-	// Only the window is sampled (sample.go): the baseline is already
+	// The window holds its failing traces, which the stores' error index
+	// names first, and learns from the others as they stream (stream.go);
+	// only the window is sampled (sample.go): the baseline is already
 	// capped at BaselineRecords.
-	var smp *sampler
-	if opt.SampleAbove > 0 {
-		smp = newSampler(opt.SampleAbove, func() (map[schema.TraceID]struct{}, error) {
-			return failingTraces(ctx, newestFirst{st}, q.From, q.To, opt.Limit)
-		})
+	hold, err := failingTraces(ctx, newestFirst{st}, q.From, q.To, opt.Limit)
+	if err != nil {
+		return nil, nil, err
 	}
-	win, err := readPeriod(ctx, newestFirst{st}, q.From, q.To, opt, opt.Buckets, smp)
+	readWindow := func(names *period) (*loaded, error) {
+		wp := newPeriod(q.From, q.To)
+		if names != nil {
+			wp.primeNames(names)
+		}
+		tv := newTraceVotes(wp, opt)
+		var smp *sampler
+		if opt.SampleAbove > 0 {
+			smp = newSampler(opt.SampleAbove)
+		}
+		win, err := readPeriod(ctx, newestFirst{st}, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
+		if win != nil {
+			win.votes = tv
+		}
+		return win, err
+	}
+	win, err := settled(readWindow)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,7 +149,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		}
 		base := profile(nil, baseFrom, q.From, 0)
 		if baseFrom.Before(q.From) {
-			if base, err = readPeriod(ctx, st, baseFrom, q.From, opt, 0, nil); err != nil {
+			if base, err = readBase(ctx, st, baseFrom, q.From, opt, false); err != nil {
 				return nil, err
 			}
 		}
@@ -153,7 +169,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			// they are a sample of what the store has before the window.
 			capped := opt
 			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
-			if base, err = readPeriod(ctx, st, wider, q.From, capped, 0, nil); err != nil {
+			if base, err = readBase(ctx, st, wider, q.From, capped, false); err != nil {
 				return nil, err
 			}
 		}
@@ -168,7 +184,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 			if cap := q.To.Add(MaxBaseline); to.After(cap) {
 				to = cap
 			}
-			if after, err := readPeriod(ctx, st, q.To, to, capped, 0, nil); err != nil {
+			if after, err := readBase(ctx, st, q.To, to, capped, true); err != nil {
 				return nil, err
 			} else if after.n > 0 {
 				after.after = true
@@ -204,20 +220,26 @@ func BaselineRecords(n int) int { return min(max(n, 200_000), 500_000) }
 // per-trace analysis's and its own): Analyze asks the store for just these.
 var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion)
 
-// loaded is one period's records with what could be learnt of them one
-// record at a time: the period's profile (less what needs whole traces)
-// and the index of its traces. The records stay in the fixed-size chunks
-// they were read in: record i < n is chunks[i/chunkLen][i%chunkLen].
+// loaded is one period's held records with what was learnt of the period
+// one record and one healthy trace at a time: the period's profile, less
+// what needs the held traces, and the index of the held traces. The
+// records stay in the fixed-size chunks they were read in: record i <
+// held is chunks[i/chunkLen][i%chunkLen].
 type loaded struct {
 	chunks [][]schema.Record
-	// n counts the records read, held those kept in chunks (all of them
-	// unless sampled).
+	// n counts the records read, held those kept in chunks: every one of
+	// records already in memory (profile), the failing traces' of a read
+	// (readPeriod), whose other traces were learnt from as they streamed.
 	n, held int
-	// sample, when not nil, chose the traces held and weighs them.
+	// sample, when not nil, chose the streamed traces learnt from and
+	// weighed them.
 	sample *sampler
 	p      *period
 	traces traceIndex
 	dups   int // records dropped as copies of others
+	// votes, for a window read, hold what its healthy traces told as they
+	// streamed (analyzeTraces goes on from there).
+	votes *traceVotes
 	// after is set on a baseline taken from after the window.
 	after bool
 	// cut is set when the read stopped at the record limit; first and
@@ -231,23 +253,11 @@ const chunkLen = 1 << 14
 
 func (l *loaded) at(i int32) *schema.Record { return &l.chunks[i/chunkLen][i%chunkLen] }
 
-// each calls f once per trace with its records, in trace id order; a
-// sampled healthy trace as many times as the traces it stands for
-// (sample.go), so that what f learns from healthy traces counts right.
-func (l *loaded) each(f func([]schema.Record)) {
-	l.traces.each(l.at, func(recs []schema.Record) {
-		for range l.weight(recs) {
-			f(recs)
-		}
-	})
-}
+// each calls f once per held trace with its records, in trace id order.
+func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.at, f) }
 
-// weight is how many of the period's traces the held trace recs stands
-// for: 1 unless sampled.
-func (l *loaded) weight(recs []schema.Record) int { return l.sample.weight(recs) }
-
-// profile profiles records already in memory; buckets is the resolution of
-// the error timeline (0 for none).
+// profile profiles records already in memory, holding them all; buckets
+// is the resolution of the error timeline (0 for none).
 func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
 	l := &loaded{n: len(recs), held: len(recs), p: newPeriod(from, to)}
 	for len(recs) > 0 {
@@ -287,18 +297,31 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 	return true
 }
 
-// readPeriod reads a period's records, profiling each as it arrives while
-// the store reads the next ones on another core. They are kept in
-// fixed-size chunks: growing one slice by appending would copy a million
-// records several times over. With smp, only the traces it keeps are
-// held (sample.go); every record is profiled.
-func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, buckets int, smp *sampler) (*loaded, error) {
-	l := &loaded{p: newPeriod(from, to), sample: smp}
-	q := schema.WindowQuery{From: from, To: to, Limit: opt.Limit, Attrs: AttrKeys}
+// learner learns what one whole trace of period p tells: called once per
+// trace a streamed trace stands for (sample.go). recs is reused after.
+type learner func(p *period, recs []schema.Record)
+
+// readPeriod reads period p's records from the store, profiling each as it
+// arrives while the store reads the next ones on another core. The traces
+// in hold are held whole (in fixed-size chunks: growing one slice by
+// appending would copy a million records several times over); every other
+// trace is gathered while open and handed to learn once closed (stream.go),
+// or left out by the sample smp (nil: none). Every record is profiled.
+func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets int, smp *sampler, hold map[schema.TraceID]struct{}, learn learner) (*loaded, error) {
+	l := &loaded{p: p, sample: smp}
+	var as assembler
+	var dt detacher
+	var in interner
+	done := func(recs []schema.Record) {
+		for range smp.take(recs[0].TraceID, len(recs)) {
+			learn(p, recs)
+		}
+	}
+	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
-				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+				p.from.Format(time.RFC3339), p.to.Format(time.RFC3339), err)
 		}
 		l.n++
 		if r.Time.After(l.last) {
@@ -310,38 +333,33 @@ func readPeriod(ctx context.Context, st Store, from, to time.Time, opt Options, 
 		if r.TraceID == "" {
 			// Nothing reads a record without a trace again (period.add
 			// is all it takes part in): it is profiled, not held.
+			ownStrings(&r, &in)
 			l.p.add(&r, buckets)
 			continue
 		}
-		if smp != nil && !smp.keeps(r.TraceID) {
-			// A trace the sample leaves out: profiled, not held.
-			if smp.copyOf(&r) {
-				l.dups++
-				continue
+		if _, ok := hold[r.TraceID]; ok {
+			if l.held%chunkLen == 0 {
+				l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
 			}
-			l.p.add(&r, buckets)
+			h := l.at(int32(l.held))
+			*h = r
+			// Its own strings: a view of the store's block would keep the
+			// block, and every streamed record of it, in memory.
+			dt.detach(h)
+			if l.visit(int32(l.held), h, buckets) {
+				l.held++
+			}
 			continue
 		}
-		if l.held%chunkLen == 0 {
-			l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
-		}
-		p := l.at(int32(l.held))
-		*p = r
-		if smp != nil && smp.k > 1 {
-			smp.detach(p)
-		}
-		if !l.visit(int32(l.held), p, buckets) {
+		as.sweep(r.Time, done)
+		ownStrings(&r, &in)
+		if as.add(&r) {
+			l.dups++
 			continue
 		}
-		l.held++
-		if smp != nil && !smp.isFailing(r.TraceID) {
-			if smp.held++; smp.held > smp.budget {
-				if err := l.halve(); err != nil {
-					return nil, err
-				}
-			}
-		}
+		l.p.add(&r, buckets)
 	}
+	as.sweep(time.Time{}, done)
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
 	return l, nil
 }
@@ -381,20 +399,52 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 			return
 		}
 		p := base.p
-		if !base.after {
-			// Only a baseline before the window has an older half.
-			p.split = p.from.Add(p.to.Sub(p.from) / 2)
-		}
-		base.each(func(recs []schema.Record) {
-			p.addSelfTimes(recs, nil)
-			p.addBehaviour(recs)
-			if !base.after {
-				p.addServed(recs)
-			}
-		})
+		learn := baseLearner(base.after)
+		base.each(func(recs []schema.Record) { learn(p, recs) })
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
 	}()
 	return bp
+}
+
+// settled reads a period with read, and again, with the names the first
+// read found, when a name given late in the period settles a host name
+// differently than the traces learnt before it were (period.hostsSettled):
+// a streamed read then costs two, and its answer is the one a read that
+// knew every name from the start gives.
+func settled(read func(names *period) (*loaded, error)) (*loaded, error) {
+	l, err := read(nil)
+	if err != nil || l.p.hostsSettled() {
+		return l, err
+	}
+	return read(l.p)
+}
+
+// readBase reads a baseline period, learning from its traces as they
+// stream (baseLearner); after is set for one taken after the window.
+func readBase(ctx context.Context, st Store, from, to time.Time, opt Options, after bool) (*loaded, error) {
+	return settled(func(names *period) (*loaded, error) {
+		p := newPeriod(from, to)
+		if names != nil {
+			p.primeNames(names)
+		}
+		return readPeriod(ctx, st, p, opt, 0, nil, nil, baseLearner(after))
+	})
+}
+
+// baseLearner learns from a baseline's trace: its self times, calls and
+// behaviour and, before the window, the services that served it.
+func baseLearner(after bool) learner {
+	return func(p *period, recs []schema.Record) {
+		if !after && p.split.IsZero() {
+			// Only a baseline before the window has an older half.
+			p.split = p.from.Add(p.to.Sub(p.from) / 2)
+		}
+		p.addSelfTimes(recs, nil)
+		p.addBehaviour(recs)
+		if !after {
+			p.addServed(recs)
+		}
+	}
 }
 
 // analyze ranks the candidates of window against the baseline that
@@ -435,8 +485,8 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if s := window.sampled(); s != nil {
 		rep.Sampled = s
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (1 in %d, by trace id; %.0f%% of its %d traces held, every failing one among them); per-service counts are over all %d records, latencies, calls and behaviour weighed from the sample",
-			s.Traces-len(window.sample.failing), s.Held-len(window.sample.failing), s.K, 100*s.Share, s.Traces, window.n))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (by trace id, 1 in %d by the window's end; %.0f%% of its %d traces read whole, every failing one among them); per-service counts are over all %d records, latencies, calls and behaviour weighed from the sample",
+			window.sample.kept+window.sample.dropped, window.sample.kept, s.K, 100*s.Share, s.Traces, window.n))
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin

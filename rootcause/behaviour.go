@@ -93,7 +93,7 @@ type unitEvent struct {
 func (p *period) addBehaviour(recs []schema.Record) {
 	if p.ops == nil {
 		p.ops = map[opKey]*opStat{}
-		p.callees = map[string]string{}
+		p.callees = map[string]map[string]int{}
 		p.scratch = &behaviourScratch{spans: map[schema.SpanID]int32{}, remote: map[int32]string{},
 			events: map[unitEvent]time.Time{}, calls: map[[2]string]string{}, pairs: map[[2]string]string{},
 			lastLoose: map[string]lastEvent{}}
@@ -176,10 +176,13 @@ func (p *period) noteSpan(recs []schema.Record, i int32) {
 	}
 	ev := sc.callName(r.Service, r.Name)
 	sc.note(unitRef{pi, recs[pi].Service}, ev, r.Time)
-	if _, known := p.callees[ev]; !known {
-		if c := calleeOf(r, recs[pi].Service, sc.remote[i]); c != "" {
-			p.callees[ev] = c
+	if c := calleeOf(r, recs[pi].Service, sc.remote[i]); c != "" {
+		m := p.callees[ev]
+		if m == nil {
+			m = map[string]int{}
+			p.callees[ev] = m
 		}
+		m[c]++
 	}
 }
 
@@ -308,6 +311,18 @@ func (p *period) pointsElsewhere(r *schema.Record) bool {
 	return ts != nil && (ts.kind.PointsElsewhere() || p.aboutOther(r.Service, ts))
 }
 
+// callee is the service call event ev reaches: the one most of its calls
+// reached (by name on a tie); "" when none is known.
+func (p *period) callee(ev string) string {
+	best, n := "", 0
+	for c, k := range p.callees[ev] {
+		if k > n || k == n && c < best {
+			best, n = c, k
+		}
+	}
+	return best
+}
+
 // calleeOf is the service a child span c of a span of parent calls: its own
 // service when that is another, else the peer it names or the service of
 // its first child on another service; "" for work inside the service.
@@ -333,7 +348,7 @@ func eventOf(r *schema.Record) string {
 		}
 	}
 	if loc := codeLocation(r.Body); loc != "" {
-		return loc
+		return intern(loc)
 	}
 	return templateOf(r)
 }
@@ -530,7 +545,7 @@ func findShifts(w, b *period, svc string) []behaviourShift {
 			if _, after, isPair := succession(ev); isPair {
 				callee = after
 			}
-			if c := cmp.Or(w.callees[callee], b.callees[callee]); c != "" && c != svc && !keptServing(w, b, c) {
+			if c := cmp.Or(w.callee(callee), b.callee(callee)); c != "" && c != svc && !keptServing(w, b, c) {
 				continue
 			}
 			sh.key, sh.event, sh.first, sh.strength, sh.traces = k, ev, ws.first[ev], math.Abs(d), ws.traces

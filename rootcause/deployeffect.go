@@ -325,6 +325,58 @@ func (r rollouts) count(sb servedBy, failed bool) {
 	}
 }
 
+// reached is, per service, when each healthy trace of the window first
+// reached it (unix nanoseconds): what count needs of a trace, kept until
+// the window's versions, and so its rollouts, are known.
+type reached map[string][]int64
+
+// add adds one trace: per service, its earliest record's time.
+func (rc reached) add(recs []schema.Record) {
+	var svcs [16]string
+	var at [16]int64
+	seen := 0
+	for i := range recs {
+		svc, t := recs[i].Service, recs[i].Time.UnixNano()
+		if svc == "" {
+			continue
+		}
+		j := slices.Index(svcs[:seen], svc)
+		switch {
+		case j >= 0:
+			at[j] = min(at[j], t)
+		case seen < len(svcs):
+			svcs[seen], at[seen] = svc, t
+			seen++
+		case slices.IndexFunc(recs, func(r schema.Record) bool { return r.Service == svc }) == i:
+			// A trace through more services than svcs holds: at the
+			// first record of each further one, its earliest.
+			for k := i + 1; k < len(recs); k++ {
+				if recs[k].Service == svc {
+					t = min(t, recs[k].Time.UnixNano())
+				}
+			}
+			rc[svc] = append(rc[svc], t)
+		}
+	}
+	for j := range seen {
+		rc[svcs[j]] = append(rc[svcs[j]], at[j])
+	}
+}
+
+// countReached counts, as count does, the healthy traces of rc.
+func (r rollouts) countReached(rc reached) {
+	for svc, at := range r.at {
+		from := at.Add(-deployLead).UnixNano()
+		for _, t := range rc[svc] {
+			k := 0
+			if t >= from {
+				k = 1
+			}
+			r.n[svc][0][k]++
+		}
+	}
+}
+
 // newer are the services that served the trace on their new version.
 func (sb servedBy) newer() []string {
 	var out []string

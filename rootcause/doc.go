@@ -474,21 +474,23 @@
 //
 // # Cost
 //
-// The window and the baseline are read whole into memory (the baseline is
-// bounded to about as many records as the window and at most 500k, see
-// BaselineRecords). Only the attributes the analysis reads are decoded
-// (AttrKeys; the embedded store shares the maps of records with the same
-// ones), and each record is profiled and indexed by trace as it arrives,
-// while the store reads the next ones on another core. Only traces with
-// an error record go through the per-trace analysis; the baseline is read
-// and profiled on another core meanwhile. The store rules read the store
-// once per dependency and ten-second quantum, not once per trace
-// (correlate's tripQuantum). On a 985k-record window (60k
-// traces, 11.6k failing) with a 500k-record baseline this takes about 2.7 s
-// and 1.5 GB on two cores; reading the records from the store is about
-// 40% of the CPU time. What would go further: splitting the window's
-// per-trace work across cores (it is independent per trace, but the
-// profiles it feeds are shared and would need merging) and keeping
-// per-template counts at ingest so the baseline need not be read record by
-// record.
+// A period is read once, in time order (twice when a name given late in
+// it settles a host name anew, see settled), and nothing of it is held
+// but its failing traces (stream.go): every record is profiled as it arrives,
+// while the store reads the next ones on another core; a healthy trace is
+// gathered while it is open, learnt from once it closes (its self times,
+// calls, edges and behaviour) and let go; the window's failing traces,
+// which the stores' error index names before the read, are held whole
+// and explained once the window is read. The baseline (bounded to about as
+// many records as the window and at most 500k, see BaselineRecords) holds
+// nothing, and is read and profiled on another core while the window's
+// failing traces are explained. Only the attributes the analysis reads are
+// decoded (AttrKeys), and what the period keeps of a record is a string
+// of its own, not a view of the store's block. The store rules read the
+// store once per dependency and ten-second quantum, not once per trace
+// (correlate's tripQuantum). Memory is then the failing traces and a
+// minute of open traces, not the window (docs/memory.md). What would go
+// further: explaining failing traces on the second core as they close,
+// and keeping per-template counts at ingest so the baseline need not be
+// read record by record.
 package rootcause

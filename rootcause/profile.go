@@ -1,6 +1,7 @@
 package rootcause
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -23,8 +24,10 @@ type period struct {
 	sigs     map[string]map[schema.Signature]*templateStat // built on first use
 	// ops is the behaviour of every operation (see behaviour.go).
 	ops map[opKey]*opStat
-	// callees maps a call event to the service it calls.
-	callees map[string]string
+	// callees counts, per call event, the calls that reached each service:
+	// the event calls the service most of them reached (callee), however
+	// the traces came in.
+	callees map[string]map[string]int
 	scratch *behaviourScratch
 	// traceSeq numbers the traces account has seen (opStat.seen).
 	traceSeq int
@@ -105,8 +108,27 @@ func (p *period) peerName(raw string) string {
 	if p.hosts == nil {
 		p.hosts = map[string]string{}
 	}
-	p.hosts[raw] = name
+	p.hosts[strings.Clone(raw)] = strings.Clone(name)
 	return name
+}
+
+// hostsSettled reports whether every host name peerName answered is
+// still answered the same with the names known now. A streamed read
+// answers for a trace with the names seen up to it; a name first given
+// later in the period can settle a host differently (stream.go).
+func (p *period) hostsSettled() bool {
+	for raw, name := range p.hosts {
+		if p.hostName(raw) != name {
+			return false
+		}
+	}
+	return true
+}
+
+// primeNames gives p, before it is read, the names another read of its
+// records found, so that its hosts are settled from its first trace.
+func (p *period) primeNames(from *period) {
+	p.names, p.seenNames = maps.Clone(from.names), maps.Clone(from.seenNames)
 }
 
 // hostName is peerName's answer for a host name, before it is cached.
@@ -166,10 +188,11 @@ func (p *period) addName(n string) {
 	if p.names == nil {
 		p.names, p.seenNames = map[string]string{}, map[string]struct{}{}
 	}
+	n = strings.Clone(n)
 	p.seenNames[n] = struct{}{}
 	k := correlate.NameKey(n)
 	if _, ok := p.names[k]; !ok {
-		p.names[k] = n
+		p.names[strings.Clone(k)] = n
 	}
 }
 
@@ -335,7 +358,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 	tmpl := templateOf(r)
 	ts := sp.templates[tmpl]
 	if ts == nil {
-		ts = &templateStat{template: tmpl, first: r.Time, sample: r.Body, signature: r.Signature}
+		ts = &templateStat{template: tmpl, first: r.Time, sample: strings.Clone(r.Body), signature: r.Signature}
 		if isErr || r.Severity >= schema.SeverityWarn {
 			var target string
 			ts.kind, target = correlate.ClassifyTarget(r)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -36,19 +38,21 @@ func (m *sampleStore) WindowRecords(_ context.Context, q schema.WindowQuery) ite
 	}
 }
 
-// TestSampledReadKeepsTracesWhole: a period read with a small budget
-// holds every failing trace and, of the others, exactly those whose id
-// hashes into the final 1 in k, each with all its records in their order;
-// the records of every trace are profiled all the same, and copies of
-// records are found in traces held and left out alike.
-func TestSampledReadKeepsTracesWhole(t *testing.T) {
+// TestStreamedReadKeepsTracesWhole: a period read with a small sampling
+// budget holds every failing trace whole, and hands every other trace,
+// whole and in order, to its learner once, or leaves it out of the
+// sample; a trace taken at 1 in k weighs k (the learner sees it k times).
+// Every record is profiled, and copies of records are found in traces
+// held and streamed alike.
+func TestStreamedReadKeepsTracesWhole(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	var recs []schema.Record
 	byTrace := map[schema.TraceID][]schema.Record{}
 	failing := map[schema.TraceID]bool{}
 	copies := 0
 	// 600 traces of 4 records each, interleaved: trace i's records are at
-	// i, i+7, i+14, i+21 seconds/10, so that traces overlap in time.
+	// i, i+7, i+14, i+21 seconds/10, so that traces overlap in time. The
+	// whole spans a minute, so traces close while others stream.
 	for i := range 600 {
 		id := schema.TraceID(fmt.Sprintf("%032x", i+1))
 		for j := range 4 {
@@ -60,17 +64,49 @@ func TestSampledReadKeepsTracesWhole(t *testing.T) {
 			}
 			recs = append(recs, r)
 			byTrace[id] = append(byTrace[id], r)
-			if i%50 == 7 && j == 3 {
-				recs = append(recs, r) // shipped twice
+			if i%50 == 7 && j == 3 || i%50 == 20 && j == 3 {
+				recs = append(recs, r) // shipped twice (20: a failing trace)
 				copies++
 			}
 		}
 	}
+	// One more trace whose second record comes long after its first, while
+	// its span runs: it stays open, and whole.
+	long := schema.TraceID(fmt.Sprintf("%032x", 9999))
+	for j, at := range []time.Duration{0, 3 * traceQuiet} {
+		r := schema.Record{Type: schema.TypeSpan, Time: t0.Add(at), TraceID: long, SpanID: schema.SpanID(fmt.Sprint(j + 1)),
+			Service: "slow", Name: "op", Duration: time.Millisecond}
+		if j == 0 {
+			r.Duration = 4 * traceQuiet
+		}
+		recs = append(recs, r)
+		byTrace[long] = append(byTrace[long], r)
+	}
 	slices.SortStableFunc(recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
 	st := &sampleStore{recs: recs}
 	to := recs[len(recs)-1].Time.Add(time.Second)
-	find := func() (map[schema.TraceID]struct{}, error) { return failingTraces(context.Background(), st, t0, to, 0) }
-	l, err := readPeriod(context.Background(), st, t0, to, Options{}, 0, newSampler(300, find))
+	hold, err := failingTraces(context.Background(), st, t0, to, 0)
+	if err != nil || len(hold) != len(failing) {
+		t.Fatalf("%d failing traces found (%v), want %d", len(hold), err, len(failing))
+	}
+	learnt := map[schema.TraceID]int{}
+	smp := newSampler(300)
+	l, err := readPeriod(context.Background(), st, newPeriod(t0, to), Options{}, 0, smp, hold, func(p *period, got []schema.Record) {
+		id := got[0].TraceID
+		if failing[id] {
+			t.Fatalf("failing trace %s streamed", id)
+		}
+		want := byTrace[id]
+		if len(got) != len(want) {
+			t.Fatalf("trace %s learnt with %d records, want %d", id, len(got), len(want))
+		}
+		for x := range got {
+			if got[x].Body != want[x].Body || !got[x].Time.Equal(want[x].Time) {
+				t.Fatalf("trace %s record %d is %q at %s, want %q at %s", id, x, got[x].Body, got[x].Time, want[x].Body, want[x].Time)
+			}
+		}
+		learnt[id]++
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +117,17 @@ func TestSampledReadKeepsTracesWhole(t *testing.T) {
 	if l.n != len(recs) || l.p.records != len(recs)-copies || l.dups != copies {
 		t.Fatalf("read %d records, profiled %d, found %d copies; want %d, %d, %d", l.n, l.p.records, l.dups, len(recs), len(recs)-copies, copies)
 	}
+	est := 0
 	for id, want := range byTrace {
 		got, held := l.traces.idx[id]
-		if wantHeld := failing[id] || traceHash(id)%k == 0; held != wantHeld {
-			t.Fatalf("trace %s (failing %v) held %v at 1 in %d", id, failing[id], held, k)
+		if held != failing[id] {
+			t.Fatalf("trace %s (failing %v) held %v", id, failing[id], held)
 		}
 		if !held {
+			if w := learnt[id]; w != 0 && (w&(w-1) != 0 || uint64(w) > k) {
+				t.Fatalf("trace %s weighs %d, want a power of two up to %d", id, w, k)
+			}
+			est += learnt[id]
 			continue
 		}
 		if len(got) != len(want) {
@@ -97,29 +138,40 @@ func TestSampledReadKeepsTracesWhole(t *testing.T) {
 				t.Fatalf("trace %s record %d is %q at %s, want %q at %s", id, x, r.Body, r.Time, want[x].Body, want[x].Time)
 			}
 		}
-		if w := l.weight(l.records(id)); failing[id] && w != 1 || !failing[id] && w != int(k) {
-			t.Fatalf("trace %s (failing %v) weighs %d at 1 in %d", id, failing[id], w, k)
-		}
+	}
+	// The taken traces stand for about the 541 healthy ones.
+	if est < 541*7/10 || est > 541*13/10 {
+		t.Fatalf("the taken traces stand for %d traces of 541", est)
 	}
 	s := l.sampled()
-	if s == nil || s.Traces != len(byTrace) || s.Held != len(l.traces.idx) || s.K != int(k) {
-		t.Fatalf("sampled %+v; want %d traces, %d held, k %d", s, len(byTrace), len(l.traces.idx), k)
-	}
-	// each calls once per trace a held trace stands for: about the 600.
-	est := 0
-	l.each(func([]schema.Record) { est++ })
-	if est < 600*7/10 || est > 600*13/10 {
-		t.Fatalf("the held traces stand for %d traces of 600", est)
+	if s == nil || s.Traces != len(byTrace) || s.Held != len(l.traces.idx)+smp.kept || s.K != int(k) {
+		t.Fatalf("sampled %+v; want %d traces, %d held, k %d", s, len(byTrace), len(l.traces.idx)+smp.kept, k)
 	}
 }
 
-// records lists the held records of trace id, in order.
-func (l *loaded) records(id schema.TraceID) []schema.Record {
-	var out []schema.Record
-	for _, i := range l.traces.idx[id] {
-		out = append(out, *l.at(i))
+// TestStreamedTraceStaysOpenWhileItsSpanRuns: a trace whose records are
+// further apart than traceQuiet is learnt whole while a span of it runs
+// across the gap, and as two traces when none does.
+func TestStreamedTraceStaysOpenWhileItsSpanRuns(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		root   time.Duration
+		traces int
+	}{{4 * traceQuiet, 1}, {time.Second, 2}} {
+		recs := []schema.Record{
+			{Type: schema.TypeSpan, Time: t0, TraceID: "t1", SpanID: "a", Service: "api", Name: "GET", Duration: tc.root},
+			{Type: schema.TypeSpan, Time: t0.Add(3 * traceQuiet), TraceID: "t1", SpanID: "b", ParentSpanID: "a", Service: "job", Name: "run", Duration: time.Second},
+		}
+		var got [][]schema.Record
+		l, err := readPeriod(context.Background(), &sampleStore{recs: recs}, newPeriod(t0, t0.Add(time.Hour)), Options{}, 0, nil, nil,
+			func(_ *period, recs []schema.Record) { got = append(got, slices.Clone(recs)) })
+		if err != nil || l.n != 2 {
+			t.Fatalf("read %d records: %v", l.n, err)
+		}
+		if len(got) != tc.traces {
+			t.Errorf("a root span of %s across a gap of %s: learnt as %d traces, want %d", tc.root, 3*traceQuiet, len(got), tc.traces)
+		}
 	}
-	return out
 }
 
 // TestTraceHashSpreadsSequentialIDs: ids that differ in their last
@@ -138,5 +190,76 @@ func TestTraceHashSpreadsSequentialIDs(t *testing.T) {
 		if d := float64(in) - want; d*d > 25*want { // 5 standard deviations
 			t.Errorf("1 in %d: %d of %d ids sampled, want about %.0f", k, in, n, want)
 		}
+	}
+}
+
+// TestStreamedStringsAreOwn: what a period keeps of streamed records (its
+// services' names, their templates) are strings of their own, not views of the buffer the store decoded them from, which would
+// keep the buffer, and every record of it, in memory.
+func TestStreamedStringsAreOwn(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	buf := strings.Clone("checkout-api|GET /cart|cart <*> loaded|")
+	view := func(i, j int) string { return buf[i:j] }
+	svc, op, tmpl := view(0, 12), view(13, 22), view(23, 38)
+	var recs []schema.Record
+	for i := range 50 {
+		id := schema.TraceID(fmt.Sprintf("%032x", i+1))
+		recs = append(recs, schema.Record{Type: schema.TypeSpan, Time: t0.Add(time.Duration(i) * time.Second), TraceID: id,
+			SpanID: "s1", Service: svc, Name: op, Template: tmpl, Signature: schema.Signature(tmpl), Duration: time.Millisecond})
+	}
+	in := func(s string) bool {
+		lo := uintptr(unsafe.Pointer(unsafe.StringData(buf)))
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return p >= lo && p < lo+uintptr(len(buf))
+	}
+	p := newPeriod(t0, t0.Add(time.Hour))
+	var ids []schema.TraceID
+	_, err := readPeriod(context.Background(), &sampleStore{recs: recs}, p, Options{}, 0, nil, nil, func(p *period, recs []schema.Record) {
+		ids = append(ids, recs[0].TraceID)
+		p.addSelfTimes(recs, nil)
+	})
+	if err != nil || len(ids) != 50 {
+		t.Fatalf("learnt %d traces of 50: %v", len(ids), err)
+	}
+	for name, sp := range p.services {
+		if in(name) || in(sp.name) {
+			t.Errorf("service %q is kept as a view of the store's buffer", name)
+		}
+		for tm := range sp.templates {
+			if in(tm) {
+				t.Errorf("template %q is kept as a view of the store's buffer", tm)
+			}
+		}
+	}
+	if len(p.services) == 0 {
+		t.Fatal("no service profiled")
+	}
+}
+
+// TestLateNameSettlesHosts: a healthy trace whose call to an
+// uninstrumented peer names it by its host only (server.address) is
+// learnt before any record gives the peer's name; a later trace's client
+// span names it (peer.service). The streamed read settles the host as a
+// read that knew every name from the start: both calls are the peer's.
+func TestLateNameSettlesHosts(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	call := func(at time.Duration, trace string, attrs map[string]string) []schema.Record {
+		return []schema.Record{
+			{Type: schema.TypeSpan, Time: t0.Add(at), TraceID: schema.TraceID(trace), SpanID: "a", Service: "shop", Name: "GET /", Duration: 30 * time.Millisecond},
+			{Type: schema.TypeSpan, Time: t0.Add(at + time.Millisecond), TraceID: schema.TraceID(trace), SpanID: "b", ParentSpanID: "a",
+				Service: "shop", Name: "GET rates", Duration: 20 * time.Millisecond, Attrs: attrs},
+		}
+	}
+	recs := append(call(0, "t1", map[string]string{"server.address": "api.imagery.example.com"}),
+		call(10*time.Minute, "t2", map[string]string{schema.AttrPeerService: "imagery"})...)
+	l, err := readBase(context.Background(), &sampleStore{recs: recs}, t0, t0.Add(time.Hour), Options{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := l.p.services["imagery"]; sp == nil || len(sp.peerNs) != 2 {
+		t.Fatalf("the peer imagery has %v calls; want both (hosts %v)", sp, l.p.hosts)
+	}
+	if sp := l.p.services["api.imagery.example.com"]; sp != nil {
+		t.Fatalf("the host is a peer of its own: %+v", sp)
 	}
 }

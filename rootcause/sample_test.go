@@ -79,7 +79,7 @@ func TestSampledAnalysisOnTheStore(t *testing.T) {
 	}
 	told := false
 	for _, w := range samp.Warnings {
-		told = told || strings.Contains(w, fmt.Sprintf("1 in %d, by trace id", s.K)) && strings.Contains(w, fmt.Sprintf("of its %d traces held", s.Traces))
+		told = told || strings.Contains(w, fmt.Sprintf("1 in %d by the window's end", s.K)) && strings.Contains(w, fmt.Sprintf("of its %d traces read whole", s.Traces))
 	}
 	if !told {
 		t.Fatalf("the sample is not told with its numbers: %q", samp.Warnings)

@@ -22,8 +22,11 @@ type traceVotes struct {
 	services map[string]*serviceVotes
 	edges    map[[2]string]*Edge
 	// rollouts counts the traces served before and after each version
-	// first seen during the window (deploy_effect).
+	// first seen during the window (deploy_effect); reached holds, until
+	// the versions are known, when each healthy trace first reached each
+	// service.
 	rollouts rollouts
+	reached  reached
 	// votes are the failing traces' votes, as tallied.
 	votes []vote
 }
@@ -132,22 +135,24 @@ func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record
 // it (explain): its vote starts from the suspect the trace's own analysis
 // names.
 func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) *traceVotes {
-	tv := &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 	w := window.p
-	w.timing.keep = true
-	w.aboutOff = opt.Off[ruleAboutOther]
+	tv := window.votes
+	if tv == nil {
+		tv = newTraceVotes(w, opt)
+	}
+	learn := tv.learner(opt)
 	tv.rollouts = rolloutsOf(w)
 	var votes []vote
 	window.each(func(recs []schema.Record) {
+		if !anyError(recs) {
+			learn(w, recs) // a trace fails only by an error record: nothing to explain
+			return
+		}
 		tv.traces++
 		w.addSelfTimes(recs, tv.edge)
 		w.addBehaviour(recs)
 		tv.addEdges(recs, opt.Off[ruleSpanlessEntry])
 		served := tv.rollouts.served(recs)
-		if !anyError(recs) {
-			tv.rollouts.count(served, false)
-			return // a trace fails only by an error record: nothing to explain
-		}
 		res := sr.explain(recs, opt.Correlate)
 		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
 		tv.rollouts.count(served, failed)
@@ -162,6 +167,8 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		votes = append(votes, v)
 		w.countAfterCalls(res)
 	})
+	tv.rollouts.countReached(tv.reached)
+	tv.reached = nil
 	w.markFollowed()
 	b := bp.get()
 	b.off = opt.Off
@@ -200,6 +207,27 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	}
 	tv.votes = votes
 	return tv
+}
+
+// newTraceVotes readies the window w's tally.
+func newTraceVotes(w *period, opt Options) *traceVotes {
+	w.timing.keep = true
+	w.aboutOff = opt.Off[ruleAboutOther]
+	return &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}, reached: reached{}}
+}
+
+// learner learns from a healthy trace of the window: its services' self
+// times and calls, its operations' behaviour, its edges, and when it
+// reached each service (for the versions that served it, once known).
+func (tv *traceVotes) learner(opt Options) learner {
+	entryOff := opt.Off[ruleSpanlessEntry]
+	return func(w *period, recs []schema.Record) {
+		tv.traces++
+		w.addSelfTimes(recs, tv.edge)
+		w.addBehaviour(recs)
+		tv.addEdges(recs, entryOff)
+		tv.reached.add(recs)
+	}
 }
 
 // vote is what one failing trace says: where its origin points.
@@ -1013,7 +1041,7 @@ func (p *period) calleesOf(svc string) []string {
 			continue
 		}
 		for ev := range st.events {
-			if c := p.callees[ev]; c != "" && c != svc {
+			if c := p.callee(ev); c != "" && c != svc {
 				set[c] = true
 			}
 		}

@@ -68,8 +68,8 @@ func (sp *serviceProfile) noteVersion(name string, at time.Time, pod, start bool
 	v := normVersion(name)
 	vs := sp.versions[v]
 	if vs == nil {
-		vs = &versionSeen{first: at, pod: pod, name: name}
-		sp.versions[v] = vs
+		vs = &versionSeen{first: at, pod: pod, name: strings.Clone(name)}
+		sp.versions[strings.Clone(v)] = vs
 	} else if at.Before(vs.first) {
 		vs.first = at
 	}

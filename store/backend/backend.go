@@ -59,6 +59,9 @@ type Skipped struct {
 	mu              sync.Mutex
 	blocks, records int64
 	reason          error
+	// seen are the blocks counted (AddBlock): an analysis reads a
+	// window more than once (its errors, then every record).
+	seen map[int64]bool
 }
 
 type skippedKey struct{}
@@ -89,6 +92,22 @@ func (s *Skipped) Add(blocks, records int64, reason error) {
 	if s.reason == nil {
 		s.reason = reason
 	}
+}
+
+// AddBlock counts the block id of records records skipped because of
+// reason, once however many reads skip it.
+func (s *Skipped) AddBlock(id, records int64, reason error) {
+	s.mu.Lock()
+	if s.seen[id] {
+		s.mu.Unlock()
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[int64]bool{}
+	}
+	s.seen[id] = true
+	s.mu.Unlock()
+	s.Add(1, records, reason)
 }
 
 // Counts reports the blocks and records skipped so far and the first reason.

@@ -34,7 +34,7 @@ func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
 		}
 	}
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	opt := rootcause.Options{SampleAbove: 2000}
+	opt := rootcause.Options{SampleAbove: 500}
 	var reps [2]*rootcause.Report
 	var docs [2]string
 	for i, s := range []rootcause.Store{lite, ch} {

@@ -37,7 +37,7 @@ func recTrace(rec string) string {
 	return d.str()
 }
 
-const traceBlocksSQL = `SELECT b.bseq, b.n, d.data FROM block_traces t
+const traceBlocksSQL = `SELECT b.id, b.bseq, b.n, d.data FROM block_traces t
 	JOIN blocks b ON b.id = t.block JOIN block_data d ON d.id = t.block
 	WHERE t.trace = ?`
 
@@ -94,9 +94,9 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 	var hits []traceHit
 	var buf []byte
 	for rows.Next() {
-		var bseq, n int64
+		var block, bseq, n int64
 		var data sql.RawBytes
-		if err := rows.Scan(&bseq, &n, &data); err != nil {
+		if err := rows.Scan(&block, &bseq, &n, &data); err != nil {
 			return nil, err
 		}
 		p, err := db.zstd.dec.DecodeAll(data, buf[:0])
@@ -109,7 +109,7 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 		}
 		if err != nil {
 			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
-				db.skipBlock(skip, bseq, n, err)
+				db.skipBlock(skip, block, bseq, n, err)
 				continue
 			}
 			return nil, err
@@ -135,6 +135,7 @@ const smallRead = 1000
 
 // windowChunk is one block's records in the window, in order.
 type windowChunk struct {
+	id      int64 // the block's
 	bseq    int64
 	minTS   int64
 	entries []entry
@@ -188,7 +189,7 @@ func windowError(what string, err error) error {
 }
 
 func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
-	return `SELECT b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + windowBlocksWhere(q) +
+	return `SELECT b.id, b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + windowBlocksWhere(q) +
 		` ORDER BY b.min_ts`, q.Service != ""
 }
 
@@ -232,13 +233,13 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to 
 			var c windowChunk
 			var n int64
 			var data sql.RawBytes
-			if err := rows.Scan(&c.bseq, &c.minTS, &n, &data); err != nil {
+			if err := rows.Scan(&c.id, &c.bseq, &c.minTS, &n, &data); err != nil {
 				return err
 			}
 			entries, err := db.zstd.decodeBlock(data)
 			if err != nil {
 				if skip != nil && errors.Is(err, backend.ErrCorrupt) {
-					db.skipBlock(skip, c.bseq, n, err)
+					db.skipBlock(skip, c.id, c.bseq, n, err)
 					continue
 				}
 				return err
@@ -356,9 +357,10 @@ func mergeEntries(ch <-chan windowChunk, service string, emit func(rec string) b
 	}
 }
 
-// skipBlock counts a block of n records that cannot be decoded, and logs it.
-func (db *DB) skipBlock(skip *backend.Skipped, bseq, n int64, err error) {
-	skip.Add(1, n, errCorrupt)
+// skipBlock counts block id, of batch bseq and n records, that cannot be
+// decoded (once however many reads skip it), and logs it.
+func (db *DB) skipBlock(skip *backend.Skipped, id, bseq, n int64, err error) {
+	skip.AddBlock(id, n, errCorrupt)
 	db.log.Warn("store block cannot be decoded; skipped", "path", db.path, "batch", bseq, "records", n, "error", causeOf(err))
 }
 

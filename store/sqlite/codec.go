@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -231,14 +232,21 @@ func (f *attrFilter) project(d *decoder, n uint64) map[string]string {
 	if m, ok := f.shared[string(f.scratch)]; ok {
 		return m
 	}
+	share := len(f.shared) < maxShared
 	m := make(map[string]string, len(f.pairs)/2)
 	for i := 0; i < len(f.pairs); i += 2 {
-		m[f.pairs[i]] = f.pairs[i+1] // keeps one record's blob alive
+		k, v := f.pairs[i], f.pairs[i+1]
+		if share {
+			// Strings of its own: a view would keep its record's whole
+			// block in memory as long as any record shares the map.
+			k, v = strings.Clone(k), strings.Clone(v)
+		}
+		m[k] = v
 	}
 	if f.shared == nil {
 		f.shared = map[string]map[string]string{}
 	}
-	if len(f.shared) < maxShared {
+	if share {
 		f.shared[string(f.scratch)] = m
 	}
 	return m

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -108,4 +109,29 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("%#v re-encoded as %#v", got, again)
 		}
 	})
+}
+
+// TestSharedAttrsOwnTheirStrings: the attribute maps a read shares
+// between records hold copies of their strings, not views of the block
+// the first of them was decoded from, so that a map kept by the analysis
+// does not keep that block, and every record of it, in memory.
+func TestSharedAttrsOwnTheirStrings(t *testing.T) {
+	keep := newAttrFilter([]string{"service.version"})
+	r := schema.Record{Service: "api", Attrs: map[string]string{"service.version": "1.4.2", "pod": "api-7"}}
+	blob := string(encodeRecord(nil, &r, 1))
+	var got schema.Record
+	if err := decodeRecord(blob, &got, keep); err != nil {
+		t.Fatal(err)
+	}
+	v := got.Attrs["service.version"]
+	if v != "1.4.2" || len(got.Attrs) != 1 {
+		t.Fatalf("attrs %v, want only service.version 1.4.2", got.Attrs)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(blob)))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(v))); p >= lo && p < lo+uintptr(len(blob)) {
+		t.Fatalf("the shared map's value is a view of the decoded blob")
+	}
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(got.Service))); p < lo || p >= lo+uintptr(len(blob)) {
+		t.Fatalf("the record's own fields are no longer views of the blob: the decode copies them")
+	}
 }

@@ -1,0 +1,165 @@
+package rootcause
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/faultline/faultline/correlate"
+	"github.com/faultline/faultline/schema"
+)
+
+// # Streaming: a healthy trace is learnt from and let go
+//
+// What the analysis learns from a healthy trace (its services' self
+// times and calls, the behaviour of its operations, the versions that
+// served it) it learns from the trace whole, once; nothing reads it again.
+// So a period's read holds only the traces that it explains later (the
+// window's failing traces, which the stores' error index names before the
+// read), and gathers every other trace only while it is open: records
+// arrive in time order, and a trace is closed once no record of it came
+// for traceQuiet and none of its spans still runs. A closed trace is
+// handed to the period's learner and its records let go. Memory is then
+// the failing traces and the traces of the last traceQuiet, not the
+// window: a baseline is never held at all.
+//
+// A healthy trace that is quiet for longer than traceQuiet between two of
+// its records (a job that waited in a queue for minutes) is learnt as two
+// traces; its failing counterpart, held by its id, stays whole.
+
+// traceQuiet is how long a healthy trace may go without a record before
+// it is closed. Requests and the jobs they hand over take seconds; a
+// minute leaves room for retries and queue waits, and holds a minute of
+// traffic, whatever the period's length.
+const traceQuiet = time.Minute
+
+// openTrace is a healthy trace still gathering records.
+type openTrace struct {
+	id schema.TraceID // its own copy, which its records share
+
+	recs []schema.Record
+	// until is when it may close: traceQuiet after its latest record or
+	// the end of its latest-ending span, whichever is later.
+	until time.Time
+}
+
+// assembler gathers healthy traces as their records stream in.
+type assembler struct {
+	open  map[schema.TraceID]*openTrace
+	swept time.Time
+	free  [][]schema.Record // record slices of closed traces, reused
+	ids   []schema.TraceID  // scratch of sweep
+}
+
+// add adds r to its open trace, or reports it a copy of a record the
+// trace already has (visit's test).
+func (a *assembler) add(r *schema.Record) (dup bool) {
+	if a.open == nil {
+		a.open = map[schema.TraceID]*openTrace{}
+	}
+	t := a.open[r.TraceID]
+	if t == nil {
+		t = &openTrace{id: schema.TraceID(strings.Clone(string(r.TraceID)))}
+		if n := len(a.free); n > 0 {
+			t.recs, a.free = a.free[n-1], a.free[:n-1]
+		}
+		a.open[t.id] = t
+	}
+	r.TraceID = t.id
+	for j := len(t.recs) - 1; j >= 0 && t.recs[j].Time.Equal(r.Time); j-- {
+		if correlate.SameRecord(&t.recs[j], r) {
+			return true
+		}
+	}
+	t.recs = append(t.recs, *r)
+	if u := r.End().Add(traceQuiet); u.After(t.until) {
+		t.until = u
+	}
+	return false
+}
+
+// sweep closes, in trace id order, the traces that may close by now
+// (every one when now is zero), handing each to done. It runs once per
+// quarter of traceQuiet of the stream's time, so that a trace is closed
+// at most traceQuiet/4 late and the open traces are walked a few times a
+// minute of data, not once a record.
+func (a *assembler) sweep(now time.Time, done func([]schema.Record)) {
+	if !now.IsZero() && now.Sub(a.swept) < traceQuiet/4 {
+		return
+	}
+	a.swept = now
+	a.ids = a.ids[:0]
+	for id, t := range a.open {
+		if now.IsZero() || t.until.Before(now) {
+			a.ids = append(a.ids, id)
+		}
+	}
+	slices.Sort(a.ids)
+	for _, id := range a.ids {
+		t := a.open[id]
+		delete(a.open, id)
+		done(t.recs)
+		clear(t.recs) // its strings may go
+		if cap(t.recs) <= 256 {
+			a.free = append(a.free, t.recs[:0])
+		}
+	}
+}
+
+// # Strings of their own
+//
+// A streamed record's strings are views of the store's block it was
+// decoded from (the embedded store's are), and what the period keeps of it
+// (a service's name as a map key, a template, an operation, a trace's id
+// among the slowest) would keep the whole block, and every record of it,
+// in memory. So the fields the period keeps are replaced, before it sees
+// the record, by copies of their own: one per distinct value (intern),
+// as services, operations and templates repeat; the trace's id by the
+// open trace's copy.
+
+// ownStrings gives r's kept fields strings of their own.
+func ownStrings(r *schema.Record, in *interner) {
+	r.Service = in.of(r.Service)
+	r.Name = in.of(r.Name)
+	r.SeverityText = in.of(r.SeverityText)
+	r.Template = in.of(r.Template)
+	r.Signature = schema.Signature(in.of(string(r.Signature)))
+}
+
+// interner holds one copy of each distinct string, up to maxInterned of
+// them; past that, a string is copied each time (high-cardinality names).
+type interner struct{ m map[string]string }
+
+const maxInterned = 1 << 16
+
+func (in *interner) of(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	if len(in.m) < maxInterned {
+		in.m[v] = v
+	}
+	return v
+}
+
+// shared interns what is derived from records' text outside a read
+// (eventOf's code locations), for every analysis of the process.
+var shared struct {
+	sync.Mutex
+	in interner
+}
+
+// intern is shared's copy of s.
+func intern(s string) string {
+	shared.Lock()
+	defer shared.Unlock()
+	return shared.in.of(s)
+}
