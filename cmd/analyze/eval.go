@@ -114,7 +114,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		sets = append(sets, evalSet{dir: d, cases: cases})
 	}
 	// An ablation analyses a case many times over, two at once: without
-	// the limit the collector (GOGC 400) let it grow past the machine.
+	// the limit the collector (then at GOGC 400) let it grow past the machine.
 	_, restore := f.mem.apply(e.Getenv)
 	defer restore()
 	opt := evaluate.Options{Top: f.top, Baselines: f.baselines, Origins: f.origins}
