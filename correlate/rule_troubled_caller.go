@@ -96,11 +96,7 @@ type trouble struct {
 // once per memo.
 func troubleBefore(ctx context.Context, st WindowStore, memo *storeMemo, svc string, at time.Time) (trouble, error) {
 	t := trouble{counts: map[schema.Kind]int{}, samples: map[schema.Kind]string{}}
-	troubled := func(r *schema.Record) bool {
-		if r.Type != schema.TypeLog {
-			return false
-		}
-		k := memo.classify(r)
+	troubledKind := func(r *schema.Record, k schema.Kind) bool {
 		if k != schema.KindResourceGC && k != schema.KindOOM {
 			return false
 		}
@@ -112,7 +108,61 @@ func troubleBefore(ctx context.Context, st WindowStore, memo *storeMemo, svc str
 		}
 		return true
 	}
+	if er, ok := st.(*errorsRead); ok {
+		// The stretches an analysis reads again and again (an hour
+		// before each quantum of every failing call) are classified once.
+		rs, ok, err := heldRise(ctx, er, svc, at, troubleLookback, troubleEarlier, troubledKind)
+		if err != nil || ok {
+			t.rise = rs
+			return t, err
+		}
+	}
+	troubled := func(r *schema.Record) bool {
+		if r.Type != schema.TypeLog {
+			return false
+		}
+		return troubledKind(r, memo.classify(r))
+	}
 	var err error
 	t.rise, err = lineRise(ctx, st, svc, at, troubleLookback, troubleEarlier, troubled)
 	return t, err
+}
+
+// heldRise is lineRise over what er holds, with each log line's kind
+// classified once (errorsRead.heldKinds); ok is false, having matched
+// nothing, when er does not hold both stretches.
+func heldRise(ctx context.Context, er *errorsRead, svc string, at time.Time, recent, earlier time.Duration,
+	match func(*schema.Record, schema.Kind) bool) (rise, bool, error) {
+	type stretch struct {
+		recs  []schema.Record
+		kinds []schema.Kind
+	}
+	var st [2]stretch
+	for i, w := range [2][2]time.Time{{at.Add(-recent), at}, {at.Add(-recent - earlier), at.Add(-recent)}} {
+		recs, kinds, ok, err := er.heldKinds(ctx, svc, w[0], w[1], riseScan)
+		if err != nil || !ok {
+			return rise{}, false, err
+		}
+		st[i] = stretch{recs, kinds}
+	}
+	count := func(s stretch, from, to time.Time) (int, time.Duration) {
+		n := 0
+		for i := range s.recs {
+			if s.recs[i].Type == schema.TypeLog && match(&s.recs[i], s.kinds[i]) {
+				n++
+			}
+		}
+		// As countLines: the lines read are in time order.
+		switch read := len(s.recs); {
+		case read == 0:
+			return 0, to.Sub(from)
+		case read >= riseScan:
+			return n, s.recs[read-1].Time.Sub(s.recs[0].Time)
+		}
+		return n, to.Sub(s.recs[0].Time)
+	}
+	out := rise{recentLen: recent}
+	out.recent, _ = count(st[0], at.Add(-recent), at)
+	out.earlier, out.earlierLen = count(st[1], at.Add(-recent-earlier), at.Add(-recent))
+	return out, true, nil
 }

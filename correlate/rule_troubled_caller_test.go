@@ -56,3 +56,34 @@ func TestBlameTroubledCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestTroubleBeforeHeldIsTheStores: troubleBefore over an analysis's held
+// errors (each line classified once) counts what it counts reading the
+// store, at moments before, in and after the trouble, for GC lines sparse
+// and dense enough that a stretch's read stops at riseScan.
+func TestTroubleBeforeHeldIsTheStores(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ recent, earlier int }{{12, 2}, {12, 400}, {0, 0}, {300, 2600}} {
+		st := troubledStore(c.recent, c.earlier)
+		held := newErrorsRead(st)
+		if _, ok := WindowStore(held).(*errorsRead); !ok {
+			t.Fatal("errorsRead is not what troubleBefore looks for")
+		}
+		for _, ms := range []int{600_000, 3_500_000, 3_650_000, 3_700_000, 3_760_000, 7_000_000} {
+			want, err := troubleBefore(ctx, st, &storeMemo{}, "shipping", at(ms))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := troubleBefore(ctx, held, &storeMemo{}, "shipping", at(ms))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.rise != want.rise || fmt.Sprint(got.counts, got.samples) != fmt.Sprint(want.counts, want.samples) {
+				t.Errorf("%d recent, %d earlier, at %d ms: held %+v %v, store %+v %v", c.recent, c.earlier, ms, got.rise, got.counts, want.rise, want.counts)
+			}
+			if c.recent > 0 && ms == 3_700_000 && want.rise.recent == 0 {
+				t.Errorf("%d recent: no trouble counted just before the failure: %+v", c.recent, want.rise)
+			}
+		}
+	}
+}

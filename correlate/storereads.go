@@ -39,6 +39,11 @@ type errorSpan struct {
 	from, to time.Time
 	recs     []schema.Record
 	off      bool
+	// kinds are, for the log lines of recs classified so far (classified),
+	// their kind (Classify's): a line is classified once however many
+	// stretches read it (heldKinds).
+	kinds      []schema.Kind
+	classified []bool
 }
 
 // Limits of errorsRead.
@@ -125,6 +130,10 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 		}
 		if e.keep(s, part) {
 			s.recs, s.from = append(part, s.recs...), q.From
+			if s.kinds != nil {
+				s.kinds = append(make([]schema.Kind, len(part)), s.kinds...)
+				s.classified = append(make([]bool, len(part)), s.classified...)
+			}
 		}
 	}
 	if !s.off && q.To.After(s.to) {
@@ -134,6 +143,10 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 		}
 		if e.keep(s, part) {
 			s.recs, s.to = append(s.recs, part...), q.To
+			if s.kinds != nil {
+				s.kinds = append(s.kinds, make([]schema.Kind, len(part))...)
+				s.classified = append(s.classified, make([]bool, len(part))...)
+			}
 		}
 	}
 	return s, nil
@@ -158,8 +171,38 @@ func (e *errorsRead) keep(s *errorSpan, part []schema.Record) bool {
 	if len(part) > errorsPartCap || e.held+len(part) > errorsHeldCap {
 		e.held -= len(s.recs)
 		s.recs, s.off = nil, true
+		s.kinds, s.classified = nil, nil
 		return false
 	}
 	e.held += len(part)
 	return true
+}
+
+// heldKinds is what WindowRecords yields for a read of svc's errors and
+// warnings in [from, to), at most limit of them, when errorsRead holds
+// that stretch: the records and, for each log line, its kind (Classify's),
+// classified once per record however many reads go over it. ok is false
+// when the read would go to the store.
+func (e *errorsRead) heldKinds(ctx context.Context, svc string, from, to time.Time, limit int) (recs []schema.Record, kinds []schema.Kind, ok bool, err error) {
+	if limit <= 0 || !to.After(from) {
+		return nil, nil, false, nil
+	}
+	s, err := e.span(ctx, schema.WindowQuery{From: from, To: to, Service: svc, ErrorsOnly: true, Limit: limit})
+	if err != nil || s.off {
+		return nil, nil, false, err
+	}
+	i, _ := slices.BinarySearchFunc(s.recs, from, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
+	j := i
+	for j < len(s.recs) && s.recs[j].Time.Before(to) && j-i < limit {
+		j++
+	}
+	if s.kinds == nil {
+		s.kinds, s.classified = make([]schema.Kind, len(s.recs)), make([]bool, len(s.recs))
+	}
+	for k := i; k < j; k++ {
+		if !s.classified[k] && s.recs[k].Type == schema.TypeLog {
+			s.kinds[k], s.classified[k] = Classify(&s.recs[k]), true
+		}
+	}
+	return s.recs[i:j], s.kinds[i:j], true, nil
 }

@@ -185,12 +185,14 @@ func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int)
 	return out, nil
 }
 
-// Sampled says how much of a period's traces an analysis held: all of
-// them when K is 1. Each held healthy trace stood for K traces; every
-// failing trace was held.
+// Sampled says how much of a period's traces an analysis read whole: all
+// of them when K is 1. A healthy trace learnt from stood for as many
+// traces as k was when it closed, K by the period's end; every failing
+// trace was held and explained.
 type Sampled struct {
 	K int `json:"k"`
-	// Traces and Held count the period's traces and those held.
+	// Traces and Held count the period's traces and those read whole
+	// (the failing ones and the healthy ones learnt from).
 	Traces int `json:"traces"`
 	Held   int `json:"held"`
 	// Share is Held/Traces.
