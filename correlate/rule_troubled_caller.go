@@ -108,7 +108,7 @@ func troubleBefore(ctx context.Context, st WindowStore, memo *storeMemo, svc str
 		}
 		return true
 	}
-	if er, ok := st.(*errorsRead); ok {
+	if er := heldErrors(st); er != nil {
 		// The stretches an analysis reads again and again (an hour
 		// before each quantum of every failing call) are classified once.
 		rs, ok, err := heldRise(ctx, er, svc, at, troubleLookback, troubleEarlier, troubledKind)
@@ -165,4 +165,16 @@ func heldRise(ctx context.Context, er *errorsRead, svc string, at time.Time, rec
 	out.recent, _ = count(st[0], at.Add(-recent), at)
 	out.earlier, out.earlierLen = count(st[1], at.Add(-recent-earlier), at.Add(-recent))
 	return out, true, nil
+}
+
+// heldErrors is the errorsRead that st's window reads go through (the
+// store rules' reads: a tracesRead over it), nil when none.
+func heldErrors(st WindowStore) *errorsRead {
+	switch s := st.(type) {
+	case *errorsRead:
+		return s
+	case *tracesRead:
+		return heldErrors(s.WindowStore)
+	}
+	return nil
 }

@@ -65,9 +65,10 @@ func TestTroubleBeforeHeldIsTheStores(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ recent, earlier int }{{12, 2}, {12, 400}, {0, 0}, {300, 2600}} {
 		st := troubledStore(c.recent, c.earlier)
-		held := newErrorsRead(st)
-		if _, ok := WindowStore(held).(*errorsRead); !ok {
-			t.Fatal("errorsRead is not what troubleBefore looks for")
+		// As the store rules read: a tracesRead over an errorsRead.
+		held := &tracesRead{WindowStore: newErrorsRead(st), recs: map[traceRead][]schema.Record{}}
+		if heldErrors(held) == nil {
+			t.Fatal("troubleBefore does not find the errors the store rules hold")
 		}
 		for _, ms := range []int{600_000, 3_500_000, 3_650_000, 3_700_000, 3_760_000, 7_000_000} {
 			want, err := troubleBefore(ctx, st, &storeMemo{}, "shipping", at(ms))
