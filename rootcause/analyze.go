@@ -344,7 +344,10 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			h := l.at(int32(l.held))
 			*h = r
 			// Its own strings: a view of the store's block would keep the
-			// block, and every streamed record of it, in memory.
+			// block, and every streamed record of it, in memory. Those
+			// that repeat from record to record are interned, the rest
+			// copied.
+			ownStrings(h, &in)
 			dt.detach(h)
 			if l.visit(int32(l.held), h, buckets) {
 				l.held++

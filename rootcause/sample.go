@@ -113,18 +113,28 @@ func (s *sampler) take(id schema.TraceID, n int) int {
 // are): a held record would keep its whole block in memory, and with it
 // the streamed records that were let go.
 type detacher struct {
+	ids  map[schema.TraceID]schema.TraceID // the held traces' ids, copied
 	seed maphash.Seed
 	// attrs are the attribute maps detach copied, by the hash of their
 	// pairs.
 	attrs map[uint64][]map[string]string
 }
 
-// detach copies r's strings into one allocation, and its attributes into
-// a map shared with the records that have the same ones (a pod, its
-// version, a status code repeat).
+// detach copies r's strings that ownStrings leaves (its ids and its body)
+// into one allocation, and its attributes into a map shared with the
+// records that have the same ones (a pod, its version, a status code
+// repeat). A trace's id is copied once, for its first record.
 func (d *detacher) detach(r *schema.Record) {
-	strs := [...]*string{(*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Service,
-		&r.SeverityText, &r.Body, &r.Name, &r.Template, (*string)(&r.Signature)}
+	if id, ok := d.ids[r.TraceID]; ok {
+		r.TraceID = id
+	} else if r.TraceID != "" {
+		if d.ids == nil {
+			d.ids = map[schema.TraceID]schema.TraceID{}
+		}
+		r.TraceID = schema.TraceID(strings.Clone(string(r.TraceID)))
+		d.ids[r.TraceID] = r.TraceID
+	}
+	strs := [...]*string{(*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
 	n := 0
 	for _, p := range strs {
 		n += len(*p)
