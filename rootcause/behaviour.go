@@ -110,7 +110,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 		case schema.TypeSpan:
 			p.noteSpan(recs, int32(i))
 		case schema.TypeLog:
-			ev := eventOf(r)
+			ev := p.eventOf(r)
 			switch {
 			case r.IsError():
 				// Errors are the votes' and the pointers' to judge; here
@@ -340,7 +340,7 @@ func calleeOf(c *schema.Record, parent, remote string) string {
 // line's header names one (logger#line as Java layouts print it, or
 // file.ext:line), since one statement writes many variants of a message;
 // else its template.
-func eventOf(r *schema.Record) string {
+func (p *period) eventOf(r *schema.Record) string {
 	// Ingest moves a parsed header's logger or code location into Name.
 	if r.Type == schema.TypeLog {
 		if loc := locationWord(r.Name); loc != "" {
@@ -348,7 +348,7 @@ func eventOf(r *schema.Record) string {
 		}
 	}
 	if loc := codeLocation(r.Body); loc != "" {
-		return intern(loc)
+		return p.strs.of(loc) // its own: a view of the body would keep its block
 	}
 	return templateOf(r)
 }

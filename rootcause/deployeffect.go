@@ -325,49 +325,44 @@ func (r rollouts) count(sb servedBy, failed bool) {
 	}
 }
 
-// reached is, per service, when each healthy trace of the window first
-// reached it (unix nanoseconds): what count needs of a trace, kept until
-// the window's versions, and so its rollouts, are known.
-type reached map[string][]int64
+// reached holds, per service, when each healthy trace of the window
+// first reached it (unix nanoseconds): what count needs of a trace, kept
+// until the window's versions, and so its rollouts, are known.
+type reached struct {
+	at map[string][]int64
+	// svcs and first are add's scratch: the trace's services and when
+	// each first wrote.
+	svcs  []string
+	first []int64
+}
 
 // add adds one trace: per service, its earliest record's time.
-func (rc reached) add(recs []schema.Record) {
-	var svcs [16]string
-	var at [16]int64
-	seen := 0
+func (rc *reached) add(recs []schema.Record) {
+	rc.svcs, rc.first = rc.svcs[:0], rc.first[:0]
 	for i := range recs {
 		svc, t := recs[i].Service, recs[i].Time.UnixNano()
 		if svc == "" {
 			continue
 		}
-		j := slices.Index(svcs[:seen], svc)
-		switch {
-		case j >= 0:
-			at[j] = min(at[j], t)
-		case seen < len(svcs):
-			svcs[seen], at[seen] = svc, t
-			seen++
-		case slices.IndexFunc(recs, func(r schema.Record) bool { return r.Service == svc }) == i:
-			// A trace through more services than svcs holds: at the
-			// first record of each further one, its earliest.
-			for k := i + 1; k < len(recs); k++ {
-				if recs[k].Service == svc {
-					t = min(t, recs[k].Time.UnixNano())
-				}
-			}
-			rc[svc] = append(rc[svc], t)
+		if j := slices.Index(rc.svcs, svc); j >= 0 {
+			rc.first[j] = min(rc.first[j], t)
+			continue
 		}
+		rc.svcs, rc.first = append(rc.svcs, svc), append(rc.first, t)
 	}
-	for j := range seen {
-		rc[svcs[j]] = append(rc[svcs[j]], at[j])
+	if rc.at == nil {
+		rc.at = map[string][]int64{}
+	}
+	for j, svc := range rc.svcs {
+		rc.at[svc] = append(rc.at[svc], rc.first[j])
 	}
 }
 
 // countReached counts, as count does, the healthy traces of rc.
-func (r rollouts) countReached(rc reached) {
+func (r rollouts) countReached(rc *reached) {
 	for svc, at := range r.at {
 		from := at.Add(-deployLead).UnixNano()
-		for _, t := range rc[svc] {
+		for _, t := range rc.at[svc] {
 			k := 0
 			if t >= from {
 				k = 1

@@ -29,6 +29,9 @@ type period struct {
 	// the traces came in.
 	callees map[string]map[string]int
 	scratch *behaviourScratch
+	// strs holds the period's own copies of what it derives from records'
+	// text and keeps (eventOf's code locations).
+	strs interner
 	// traceSeq numbers the traces account has seen (opStat.seen).
 	traceSeq int
 	// shifts caches behaviourShifts per service (window only).

@@ -3,7 +3,6 @@ package rootcause
 import (
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/faultline/faultline/correlate"
@@ -36,8 +35,7 @@ const traceQuiet = time.Minute
 
 // openTrace is a healthy trace still gathering records.
 type openTrace struct {
-	id schema.TraceID // its own copy, which its records share
-
+	id   schema.TraceID // its own copy, which its records share
 	recs []schema.Record
 	// until is when it may close: traceQuiet after its latest record or
 	// the end of its latest-ending span, whichever is later.
@@ -148,18 +146,4 @@ func (in *interner) of(s string) string {
 		in.m[v] = v
 	}
 	return v
-}
-
-// shared interns what is derived from records' text outside a read
-// (eventOf's code locations), for every analysis of the process.
-var shared struct {
-	sync.Mutex
-	in interner
-}
-
-// intern is shared's copy of s.
-func intern(s string) string {
-	shared.Lock()
-	defer shared.Unlock()
-	return shared.in.of(s)
 }

@@ -167,8 +167,8 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		votes = append(votes, v)
 		w.countAfterCalls(res)
 	})
-	tv.rollouts.countReached(tv.reached)
-	tv.reached = nil
+	tv.rollouts.countReached(&tv.reached)
+	tv.reached = reached{}
 	w.markFollowed()
 	b := bp.get()
 	b.off = opt.Off
@@ -213,7 +213,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 func newTraceVotes(w *period, opt Options) *traceVotes {
 	w.timing.keep = true
 	w.aboutOff = opt.Off[ruleAboutOther]
-	return &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}, reached: reached{}}
+	return &traceVotes{services: map[string]*serviceVotes{}, edges: map[[2]string]*Edge{}}
 }
 
 // learner learns from a healthy trace of the window: its services' self
