@@ -60,6 +60,10 @@ type Options struct {
 	// before it samples them (sample.go); 0 means DefaultSampleAbove, a
 	// negative number never.
 	SampleAbove int
+	// SampleFailingAbove is how many failing traces a window explains
+	// before it samples them (sampleFailing); 0 means
+	// DefaultSampleFailingAbove, a negative number never.
+	SampleFailingAbove int
 	// Off names rules switched off, of this package (Rules) or of the
 	// per-trace analysis (correlate.Rules): tests show with it that a
 	// rule's scenario depends on the rule, and `analyze eval --ablate`
@@ -79,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SampleAbove == 0 {
 		o.SampleAbove = DefaultSampleAbove
+	}
+	if o.SampleFailingAbove == 0 {
+		o.SampleFailingAbove = DefaultSampleFailingAbove
 	}
 	o.Correlate.SkipTimeline = true
 	if len(o.Off) > 0 {
@@ -113,6 +120,16 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	if err != nil {
 		return nil, nil, err
 	}
+	// Past a budget, the failing traces are sampled too (sampleFailing):
+	// the memory an analysis holds is then bounded however much of the
+	// window fails.
+	failK := sampleFailing(hold, opt.SampleFailingAbove)
+	failLeft := 0
+	for _, in := range hold {
+		if !in {
+			failLeft++
+		}
+	}
 	readWindow := func(names *period) (*loaded, error) {
 		wp := newPeriod(q.From, q.To)
 		if names != nil {
@@ -126,6 +143,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		win, err := readPeriod(ctx, newestFirst{st}, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
 		if win != nil {
 			win.votes = tv
+			win.failK, win.failing, win.failLeft = failK, len(hold), failLeft
 		}
 		return win, err
 	}
@@ -234,9 +252,13 @@ type loaded struct {
 	// sample, when not nil, chose the streamed traces learnt from and
 	// weighed them.
 	sample *sampler
-	p      *period
-	traces traceIndex
-	dups   int // records dropped as copies of others
+	// failK is the weight of each failing trace held (sampleFailing), 1
+	// or 0 when every one was; failing counts the failing traces the
+	// error index named, failLeft those of them left out.
+	failK, failing, failLeft int
+	p                        *period
+	traces                   traceIndex
+	dups                     int // records dropped as copies of others
 	// votes, for a window read, hold what its healthy traces told as they
 	// streamed (analyzeTraces goes on from there).
 	votes *traceVotes
@@ -307,7 +329,7 @@ type learner func(p *period, recs []schema.Record)
 // appending would copy a million records several times over); every other
 // trace is gathered while open and handed to learn once closed (stream.go),
 // or left out by the sample smp (nil: none). Every record is profiled.
-func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets int, smp *sampler, hold map[schema.TraceID]struct{}, learn learner) (*loaded, error) {
+func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets int, smp *sampler, hold map[schema.TraceID]bool, learn learner) (*loaded, error) {
 	l := &loaded{p: p, sample: smp}
 	var as assembler
 	var dt detacher
@@ -337,7 +359,16 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			l.p.add(&r, buckets)
 			continue
 		}
-		if _, ok := hold[r.TraceID]; ok {
+		if sampled, ok := hold[r.TraceID]; ok {
+			if !sampled {
+				// A failing trace the sample left out (sampleFailing):
+				// profiled, as every record is, and let go. Its trace id
+				// may be kept (timings name their traces): the copy.
+				ownStrings(&r, &in)
+				dt.ownID(&r)
+				l.p.add(&r, buckets)
+				continue
+			}
 			if l.held%chunkLen == 0 {
 				l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
 			}
@@ -488,8 +519,7 @@ func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Opti
 	}
 	if s := window.sampled(); s != nil {
 		rep.Sampled = s
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("sampled: the window's %d healthy traces are represented by %d of them (by trace id, 1 in %d by the window's end; %.0f%% of its %d traces read whole, every failing one among them); per-service counts are over all %d records, latencies, calls and behaviour weighed from the sample",
-			window.sample.kept+window.sample.dropped, window.sample.kept, s.K, 100*s.Share, s.Traces, window.n))
+		rep.Warnings = append(rep.Warnings, sampledWarning(s, window))
 	}
 	if bp.n > 0 {
 		rep.Baseline = &baseWin

@@ -369,7 +369,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 				if p.told == nil {
 					p.told = map[string]struct{}{}
 				}
-				p.told[target] = struct{}{}
+				p.told[strings.Clone(target)] = struct{}{} // not a view of the record's block
 			}
 			// A callee answering with failure (throttling us, a 5xx),
 			// and a warning about a callee (a fallback taken for it),
@@ -461,7 +461,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 				if p.failedCalls == nil {
 					p.failedCalls = map[string]string{}
 				}
-				p.failedCalls[r.Body] = peer
+				p.failedCalls[strings.Clone(r.Body)] = peer
 			}
 			if onPeer != nil {
 				onPeer(r.Service, peer, r.IsError())

@@ -19,8 +19,8 @@ type Report struct {
 	// may hold a minute of it.
 	BaselineData *BaselineData `json:"baseline_data,omitempty"`
 	Warnings     []string      `json:"warnings,omitempty"`
-	// Sampled is set when the window's healthy traces were sampled
-	// (sample.go): how many traces it had and how many were held.
+	// Sampled is set when the window's healthy or failing traces were
+	// sampled (sample.go): how many traces it had and how many were held.
 	Sampled *Sampled `json:"sampled,omitempty"`
 	// Services summarises errors per service over the window, for timelines.
 	Services []ServiceSummary `json:"services,omitempty"`

@@ -34,7 +34,12 @@ import (
 // weight, the inverse of its chance to be taken): the sums are then
 // unbiased (Horvitz-Thompson), and latency quantiles and shares weigh
 // failing and healthy traces as the whole window did. Failing traces have
-// weight 1, and every one of them is explained, as without sampling.
+// weight 1, and every one of them is explained, as without sampling, up
+// to DefaultSampleFailingAbove of them: past it, they are sampled by the
+// same hash, 1 in a k fixed before the read, each explained once and
+// counted k times (sampleFailing). A window where most requests fail
+// would otherwise hold most of itself: 96k failing traces, 3M of the 5M
+// records of docs/analysis-bench-big.md's window.
 //
 // Only the window is sampled. The baseline is already capped at
 // BaselineRecords, and its estimates are what the window's are tested
@@ -55,6 +60,14 @@ import (
 // budget of 4000 records, the ranking moves: docs/memory.md). Every
 // evaluation case is far below it, so their analysis reads every trace.
 const DefaultSampleAbove = 1_000_000
+
+// DefaultSampleFailingAbove is how many failing traces a window explains
+// before it samples them (sampleFailing). A failing trace is held whole
+// until the window is read (its explanation needs what the whole window
+// tells: rollouts, names, callees), so their number bounds the memory of
+// an analysis: 20000 traces of 30 records is about 200 MB. The largest
+// evaluation case has a few thousand, so none of them is sampled.
+const DefaultSampleFailingAbove = 20_000
 
 // sampler decides which of a period's streamed (healthy) traces are
 // learnt from, and how much each weighs.
@@ -120,11 +133,9 @@ type detacher struct {
 	attrs map[uint64][]map[string]string
 }
 
-// detach copies r's strings that ownStrings leaves (its ids and its body)
-// into one allocation, and its attributes into a map shared with the
-// records that have the same ones (a pod, its version, a status code
-// repeat). A trace's id is copied once, for its first record.
-func (d *detacher) detach(r *schema.Record) {
+// ownID gives r the copy of its trace id, made for the trace's first
+// record.
+func (d *detacher) ownID(r *schema.Record) {
 	if id, ok := d.ids[r.TraceID]; ok {
 		r.TraceID = id
 	} else if r.TraceID != "" {
@@ -134,6 +145,14 @@ func (d *detacher) detach(r *schema.Record) {
 		r.TraceID = schema.TraceID(strings.Clone(string(r.TraceID)))
 		d.ids[r.TraceID] = r.TraceID
 	}
+}
+
+// detach copies r's strings that ownStrings leaves (its ids and its body)
+// into one allocation, and its attributes into a map shared with the
+// records that have the same ones (a pod, its version, a status code
+// repeat). A trace's id is copied once, for its first record.
+func (d *detacher) detach(r *schema.Record) {
+	d.ownID(r)
 	strs := [...]*string{(*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
 	n := 0
 	for _, p := range strs {
@@ -178,8 +197,8 @@ func (d *detacher) detach(r *schema.Record) {
 // failingTraces lists the traces with an error record in [from, to): the
 // window's errors, which the stores index (the embedded store reads only
 // its blocks of alert records for them).
-func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int) (map[schema.TraceID]struct{}, error) {
-	out := map[schema.TraceID]struct{}{}
+func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int) (map[schema.TraceID]bool, error) {
+	out := map[schema.TraceID]bool{}
 	q := schema.WindowQuery{From: from, To: to, ErrorsOnly: true, Limit: limit, Attrs: []string{}}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
@@ -188,11 +207,45 @@ func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int)
 		}
 		if r.TraceID != "" && r.IsError() {
 			if _, ok := out[r.TraceID]; !ok {
-				out[schema.TraceID(strings.Clone(string(r.TraceID)))] = struct{}{}
+				out[schema.TraceID(strings.Clone(string(r.TraceID)))] = true
 			}
 		}
 	}
 	return out, nil
+}
+
+// sampleFailing samples the failing traces of hold when there are more
+// than budget of them (budget <= 0: never): 1 in k, k the least power of
+// two that brings them within it, by the hash of their ids as the healthy
+// traces are (traceHash). Those left out stay in hold as false: their
+// records are profiled, never held or learnt from. It returns k, the
+// weight of each failing trace held (1 when none was left out).
+//
+// Unlike the healthy traces' k, this one is fixed before the window is
+// read (the error index has named every failing trace by then), so every
+// failing trace held weighs the same: each is explained once and counted
+// k times (analyzeTraces), and a candidate's share of the failing traces
+// is estimated from a uniform sample of them. Its standard error is at
+// most 1/(2*sqrt(budget/2)) = 0.5% for the default budget: a candidate
+// that explains most of the failures keeps its rank; one that explains a
+// handful of them may move by the sample's noise, and the report says so.
+func sampleFailing(hold map[schema.TraceID]bool, budget int) (k int) {
+	k = 1
+	if budget <= 0 {
+		return k
+	}
+	for len(hold) > k*budget {
+		k *= 2
+	}
+	if k == 1 {
+		return k
+	}
+	for id := range hold {
+		if traceHash(id)%uint64(k) != 0 {
+			hold[id] = false
+		}
+	}
+	return k
 }
 
 // Sampled says how much of a period's traces an analysis read whole: all
@@ -207,15 +260,47 @@ type Sampled struct {
 	Held   int `json:"held"`
 	// Share is Held/Traces.
 	Share float64 `json:"share"`
+	// FailingK is the weight of each failing trace held, 1 when every
+	// failing trace was; Failing counts the window's failing traces (as
+	// the error index names them), FailingHeld those held and explained.
+	FailingK    int `json:"failing_k,omitempty"`
+	Failing     int `json:"failing,omitempty"`
+	FailingHeld int `json:"failing_held,omitempty"`
 }
 
 // sampled is l's Sampled, nil when it learnt from every trace.
 func (l *loaded) sampled() *Sampled {
 	s := l.sample
-	if s == nil || s.k == 1 {
+	healthy := s != nil && s.k > 1
+	if !healthy && l.failK <= 1 {
 		return nil
 	}
-	held := len(l.traces.idx) + s.kept
-	total := held + s.dropped
-	return &Sampled{K: int(s.k), Traces: total, Held: held, Share: float64(held) / float64(max(total, 1))}
+	k, kept, dropped := 1, 0, 0
+	if s != nil {
+		k, kept, dropped = int(s.k), s.kept, s.dropped
+	}
+	held := len(l.traces.idx) + kept
+	total := held + dropped + l.failLeft
+	out := &Sampled{K: k, Traces: total, Held: held, Share: float64(held) / float64(max(total, 1))}
+	if l.failK > 1 {
+		out.FailingK, out.Failing, out.FailingHeld = l.failK, l.failing, l.failing-l.failLeft
+	}
+	return out
+}
+
+// sampledWarning is the report's warning of a sampled window.
+func sampledWarning(s *Sampled, l *loaded) string {
+	var parts []string
+	if smp := l.sample; smp != nil && smp.k > 1 {
+		parts = append(parts, fmt.Sprintf("the window's %d healthy traces are represented by %d of them (by trace id, 1 in %d by the window's end)",
+			smp.kept+smp.dropped, smp.kept, s.K))
+	}
+	if s.FailingK > 1 {
+		parts = append(parts, fmt.Sprintf("its %d failing traces by %d of them (by trace id, 1 in %d, each explained once and counted %d times)",
+			s.Failing, s.FailingHeld, s.FailingK, s.FailingK))
+	} else {
+		parts = append(parts, "every failing trace is explained")
+	}
+	return fmt.Sprintf("sampled: %s; %.0f%% of its %d traces read whole; per-service counts are over all %d records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",
+		strings.Join(parts, "; "), 100*s.Share, s.Traces, l.n)
 }

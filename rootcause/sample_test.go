@@ -92,3 +92,67 @@ func top(rep *rootcause.Report) string {
 	}
 	return rep.Candidates[0].Service
 }
+
+// TestSampledFailingTraces analyses a simulated incident whole and with
+// its failing traces sampled (a budget of a fifth of them). Sampled, each
+// failing trace held counts as many as it stands for: the window's
+// failing traces and the first candidate's are estimated within a fifth,
+// the per-service counts are exact (every record is still profiled), the
+// same service ranks first, no example trace is shown twice, and the
+// report says what it sampled.
+func TestSampledFailingTraces(t *testing.T) {
+	ctx := context.Background()
+	db, q := simStore(t, sim.Config{Seed: 7, Fault: schema.KindDBPoolExhaustion, Baseline: 10 * time.Minute,
+		Window: 5 * time.Minute, TracesPerSecond: 4})
+	whole, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleFailingAbove: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Sampled != nil || whole.FailedTraces < 200 || len(whole.Candidates) == 0 {
+		t.Fatalf("whole: sampled %+v, %d failing traces, %d candidates; want no sample and 200 failing traces or more",
+			whole.Sampled, whole.FailedTraces, len(whole.Candidates))
+	}
+	samp, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleFailingAbove: whole.FailedTraces / 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := samp.Sampled
+	if s == nil || s.FailingK < 4 || s.FailingHeld*2 > s.Failing || s.K != 1 {
+		t.Fatalf("sampled %+v; want the failing traces 1 in 4 or more, and the healthy ones whole", s)
+	}
+	within := func(got, want, frac int) bool { d := got - want; return d*d*frac*frac <= want*want }
+	if !within(samp.FailedTraces, whole.FailedTraces, 5) {
+		t.Errorf("sampled, the failing traces are estimated at %d; whole, %d", samp.FailedTraces, whole.FailedTraces)
+	}
+	if top(samp) != whole.Candidates[0].Service {
+		t.Fatalf("sampled, %s ranks first; whole, %s", top(samp), whole.Candidates[0].Service)
+	}
+	if c, w := samp.Candidates[0], whole.Candidates[0]; !within(c.Traces, w.Traces, 5) {
+		t.Errorf("%s: sampled, it explains an estimated %d traces; whole, %d", c.Service, c.Traces, w.Traces)
+	}
+	counts := map[string][2]int{}
+	for _, sv := range whole.Services {
+		counts[sv.Service] = [2]int{sv.Records, sv.Errors}
+	}
+	for _, sv := range samp.Services {
+		if c := counts[sv.Service]; c != [2]int{sv.Records, sv.Errors} {
+			t.Errorf("%s: sampled %d records and %d errors, whole %d and %d", sv.Service, sv.Records, sv.Errors, c[0], c[1])
+		}
+	}
+	for _, c := range samp.Candidates {
+		seen := map[schema.TraceID]bool{}
+		for _, id := range c.ExampleTraces {
+			if seen[id] {
+				t.Errorf("%s shows example trace %s twice: %v", c.Service, id, c.ExampleTraces)
+			}
+			seen[id] = true
+		}
+	}
+	told := false
+	for _, w := range samp.Warnings {
+		told = told || strings.Contains(w, fmt.Sprintf("failing traces by %d of them (by trace id, 1 in %d", s.FailingHeld, s.FailingK))
+	}
+	if !told {
+		t.Fatalf("the sample of failing traces is not told with its numbers: %q", samp.Warnings)
+	}
+}

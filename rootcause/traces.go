@@ -143,29 +143,46 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	learn := tv.learner(opt)
 	tv.rollouts = rolloutsOf(w)
 	var votes []vote
+	// Each held trace stands for wt of the window's failing traces
+	// (sampleFailing): what it tells is counted wt times, as a streamed
+	// trace's is, and its vote cast wt times (the copies are echoes: they
+	// count, but are not shown as examples).
+	wt := max(window.failK, 1)
 	window.each(func(recs []schema.Record) {
 		if !anyError(recs) {
-			learn(w, recs) // a trace fails only by an error record: nothing to explain
+			for range wt {
+				learn(w, recs) // a trace fails only by an error record: nothing to explain
+			}
 			return
 		}
-		tv.traces++
-		w.addSelfTimes(recs, tv.edge)
-		w.addBehaviour(recs)
-		tv.addEdges(recs, opt.Off[ruleSpanlessEntry])
+		tv.traces += wt
+		for range wt {
+			w.addSelfTimes(recs, tv.edge)
+			w.addBehaviour(recs)
+			tv.addEdges(recs, opt.Off[ruleSpanlessEntry])
+		}
 		served := tv.rollouts.served(recs)
 		res := sr.explain(recs, opt.Correlate)
 		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
-		tv.rollouts.count(served, failed)
+		for range wt {
+			tv.rollouts.count(served, failed)
+		}
 		if !failed {
 			return
 		}
-		tv.failed++
+		tv.failed += wt
 		v := newVote(res, entryOf(recs), 0, opt.Off[ruleOwnTroubleStays])
 		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
 		votes = append(votes, v)
-		w.countAfterCalls(res)
+		v.echo = true
+		for range wt - 1 {
+			votes = append(votes, v)
+		}
+		for range wt {
+			w.countAfterCalls(res)
+		}
 	})
 	tv.rollouts.countReached(&tv.reached)
 	tv.reached = reached{}
@@ -269,6 +286,9 @@ type vote struct {
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
+	// echo is set on the copies of a sampled failing trace's vote
+	// (sampleFailing): counted as the vote is, never shown as an example.
+	echo bool
 }
 
 // hop is one error of a trace's cascade that points at a dependency.
@@ -643,9 +663,11 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 	if sv.first.IsZero() || o.Timestamp.Before(sv.first) {
 		sv.first = o.Timestamp
 	}
-	if ex := (example{id: v.trace, at: o.Timestamp}); v.suspect == target {
+	switch ex := (example{id: v.trace, at: o.Timestamp}); {
+	case v.echo:
+	case v.suspect == target:
 		sv.examples = append(sv.examples, ex)
-	} else {
+	default:
 		sv.others = append(sv.others, ex)
 	}
 	for _, c := range v.cascade {

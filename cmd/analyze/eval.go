@@ -18,15 +18,16 @@ import (
 )
 
 type evalFlags struct {
-	json      bool
-	top       int
-	baselines bool
-	ablate    bool
-	rules     string
-	sample    int
-	origins   int
-	tune      tuneFlag
-	mem       memoryLimit
+	json          bool
+	top           int
+	baselines     bool
+	ablate        bool
+	rules         string
+	sample        int
+	sampleFailing int
+	origins       int
+	tune          tuneFlag
+	mem           memoryLimit
 }
 
 // tuneFlag is --tune NAME=V1,V2,..., repeatable: the values of the
@@ -85,6 +86,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		"with --ablate, switch off only these rules (comma-separated), to split a long ablation")
 	fs.IntVar(&f.sample, "sample-above", 0,
 		"sample a period's healthy traces once they hold more than N records (0: the default, 1000000; -1: never); to see how sampling holds on small cases")
+	fs.IntVar(&f.sampleFailing, "sample-failing-above", 0,
+		"sample a window's failing traces once there are more than N (0: the default, 20000; -1: never); to see how sampling holds on small cases")
 	fs.IntVar(&f.origins, "origins", 0,
 		"check the per-trace origin of at most N of a case's failing traces, evenly spread (0: all of them; with --ablate, 30: it checks them once per variant)")
 	fs.Var(&f.tune, "tune", "try these values of one of the ranking's chosen constants, NAME=V1,V2,... (repeatable), and pick each by leave-one-set-out: "+tunableNames())
@@ -122,6 +125,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		opt.Origins = ablationOrigins
 	}
 	opt.Rootcause.SampleAbove = f.sample
+	opt.Rootcause.SampleFailingAbove = f.sampleFailing
 	switch {
 	case f.ablate:
 		err = runAblation(ctx, e, f, sets, opt)

@@ -22,6 +22,7 @@ type incidentFlags struct {
 	top             int
 	baseline        time.Duration
 	sample          int
+	sampleFailing   int
 }
 
 func runIncident(ctx context.Context, e *env, args []string) int {
@@ -38,6 +39,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&f.top, "top", 5, "how many candidates")
 	fs.DurationVar(&f.baseline, "baseline", rootcause.DefaultBaseline, "how long a period before the window is the baseline")
 	fs.IntVar(&f.sample, "sample-above", 0, "sample the healthy traces of a period that holds more than N of their records (0: 1000000; -1: never)")
+	fs.IntVar(&f.sampleFailing, "sample-failing-above", 0, "sample the failing traces of a window that has more than N of them (0: 20000; -1: never)")
 	pos, err := parseFlags(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = badUsage("incident takes no arguments, got %q; use --since or --from/--to", truncate(pos[0], 40))
@@ -71,6 +73,7 @@ func runIncident(ctx context.Context, e *env, args []string) int {
 	}
 	eng.Rootcause.Baseline = f.baseline
 	eng.Rootcause.SampleAbove = f.sample
+	eng.Rootcause.SampleFailingAbove = f.sampleFailing
 	rep, err := eng.Incident(ctx, rootcause.Query{From: from, To: to, Service: f.service, Top: f.top})
 	if errors.Is(err, rootcause.ErrNoData) {
 		return fail(e, "incident", fmt.Errorf("no records between %s and %s; is ingest running, or is the window right?",

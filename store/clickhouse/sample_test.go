@@ -13,10 +13,10 @@ import (
 	"github.com/faultline/faultline/store/sqlite"
 )
 
-// TestSampledAnalysisMatchesEmbedded: with healthy traces sampled (a
-// budget far below the window's), the analysis on ClickHouse, whose
-// failing traces come from its errors table, holds the same traces and
-// answers as on the embedded store, and says it sampled.
+// TestSampledAnalysisMatchesEmbedded: with healthy and failing traces
+// sampled (budgets far below the window's), the analysis on ClickHouse,
+// whose failing traces come from its errors table, holds the same traces
+// and answers as on the embedded store, and says it sampled.
 func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
 	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
 	if err != nil {
@@ -34,7 +34,7 @@ func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
 		}
 	}
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	opt := rootcause.Options{SampleAbove: 500}
+	opt := rootcause.Options{SampleAbove: 500, SampleFailingAbove: 50}
 	var reps [2]*rootcause.Report
 	var docs [2]string
 	for i, s := range []rootcause.Store{lite, ch} {
@@ -45,7 +45,7 @@ func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
 		b, _ := json.MarshalIndent(rep, "", " ")
 		reps[i], docs[i] = rep, string(b)
 	}
-	if s := reps[1].Sampled; s == nil || s.K < 2 || s.Held >= s.Traces {
+	if s := reps[1].Sampled; s == nil || s.K < 2 || s.Held >= s.Traces || s.FailingK < 2 || s.FailingHeld >= s.Failing {
 		t.Fatalf("a window over the budget is not sampled on ClickHouse: %+v", s)
 	}
 	if len(reps[1].Candidates) == 0 || reps[1].Candidates[0].Service != inc.Truth.RootCause.Service {
