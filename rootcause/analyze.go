@@ -334,6 +334,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	var as assembler
 	var dt detacher
 	var in interner
+	var ar arena
 	done := func(recs []schema.Record) {
 		for range smp.take(recs[0].TraceID, len(recs)) {
 			learn(p, recs)
@@ -387,6 +388,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		}
 		as.sweep(r.Time, done)
 		ownStrings(&r, &in)
+		ar.own(&r)
 		if as.add(&r) {
 			l.dups++
 			continue

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
@@ -146,4 +147,34 @@ func (in *interner) of(s string) string {
 		in.m[v] = v
 	}
 	return v
+}
+
+// arena copies strings into slabs it allocates: the fields of an open
+// trace's records that ownStrings leaves (its span ids and body) are
+// copied there, so that an open trace keeps the bytes of its own records,
+// not the store's blocks they were decoded from (every field of every
+// record of them). A slab goes once every trace with a string in it has
+// closed; open traces are the last traceQuiet of the stream, so the slabs
+// in memory are about that much of its ids and bodies.
+type arena struct{ buf []byte }
+
+const arenaSlab = 64 << 10
+
+func (a *arena) of(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(a.buf)+len(s) > cap(a.buf) {
+		a.buf = make([]byte, 0, max(arenaSlab, len(s)))
+	}
+	at := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return unsafe.String(unsafe.SliceData(a.buf[at:]), len(s))
+}
+
+// own gives r's span ids and body copies in a.
+func (a *arena) own(r *schema.Record) {
+	r.SpanID = schema.SpanID(a.of(string(r.SpanID)))
+	r.ParentSpanID = schema.SpanID(a.of(string(r.ParentSpanID)))
+	r.Body = a.of(r.Body)
 }
