@@ -166,11 +166,18 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 			for range ch {
 			}
 		}()
-		merge := mergeBlocks
+		// Newest: the oldest records over the limit are passed over
+		// (newest.go).
+		var drop int64
 		if q.Newest && db.mayExceed(ctx, q, from, to, limit) {
-			merge = mergeNewest
+			n, err := db.windowCount(ctx, q, from, to)
+			if err != nil {
+				yield(schema.Record{}, windowError(what, explain(err)))
+				return
+			}
+			drop = max(n-int64(limit), 0)
 		}
-		if err := merge(ch, q.Service, keep, limit, backend.SkippedFrom(ctx), yield); err != nil {
+		if err := mergeBlocks(ch, q.Service, keep, drop, limit, backend.SkippedFrom(ctx), yield); err != nil {
 			yield(schema.Record{}, windowError(what, explain(err)))
 		}
 	}
@@ -291,13 +298,17 @@ func (h *cursorHeap) Pop() any {
 }
 
 // mergeBlocks merges the chunks into one stream in (time, insertion)
-// order (mergeEntries), decodes the records and yields at most limit of
-// them. It returns the error to report. A record that cannot be decoded is
+// order (mergeEntries), passes over its first drop records without
+// decoding them, decodes the others and yields at most limit of them. It returns the error to report. A record that cannot be decoded is
 // skipped and counted in skip when not nil, else it is the error.
-func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
+func mergeBlocks(ch <-chan windowChunk, service string, keep *attrFilter, drop int64, limit int, skip *backend.Skipped, yield func(schema.Record, error) bool) error {
 	sent := 0
 	var derr error
 	err := mergeEntries(ch, service, func(rec string) bool {
+		if drop > 0 {
+			drop--
+			return true
+		}
 		var r schema.Record
 		if err := decodeRecord(rec, &r, keep); err != nil {
 			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
