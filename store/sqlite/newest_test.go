@@ -38,8 +38,8 @@ func TestNewestIsTheTailOfTheRead(t *testing.T) {
 		from, to time.Time
 		service  string
 	}{
-		{ms(0), ms(1000), ""},  // every block inside the window
-		{ms(37), ms(301), ""},  // edges through every block
+		{ms(0), ms(1000), ""}, // every block inside the window
+		{ms(37), ms(301), ""}, // edges through every block
 		{ms(0), ms(1000), "svc-1"},
 		{ms(37), ms(301), "svc-0"},
 	} {
