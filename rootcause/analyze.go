@@ -124,12 +124,6 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	// the memory an analysis holds is then bounded however much of the
 	// window fails.
 	failK := sampleFailing(hold, opt.SampleFailingAbove)
-	failLeft := 0
-	for _, in := range hold {
-		if !in {
-			failLeft++
-		}
-	}
 	readWindow := func(names *period) (*loaded, error) {
 		wp := newPeriod(q.From, q.To)
 		if names != nil {
@@ -143,7 +137,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		win, err := readPeriod(ctx, newestFirst{st}, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
 		if win != nil {
 			win.votes = tv
-			win.failK, win.failing, win.failLeft = failK, len(hold), failLeft
+			win.failK = failK
 		}
 		return win, err
 	}
@@ -254,7 +248,8 @@ type loaded struct {
 	sample *sampler
 	// failK is the weight of each failing trace held (sampleFailing), 1
 	// or 0 when every one was; failing counts the failing traces the
-	// error index named, failLeft those of them left out.
+	// read met (of those the error index named), failLeft those of them
+	// the sample left out.
 	failK, failing, failLeft int
 	p                        *period
 	traces                   traceIndex
@@ -396,6 +391,9 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		l.p.add(&r, buckets)
 	}
 	as.sweep(time.Time{}, done)
+	// The failing traces read: dt gave each its own id, the held ones
+	// and those the sample left out alike.
+	l.failing, l.failLeft = len(dt.ids), len(dt.ids)-len(l.traces.idx)
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
 	return l, nil
 }

@@ -261,8 +261,9 @@ type Sampled struct {
 	// Share is Held/Traces.
 	Share float64 `json:"share"`
 	// FailingK is the weight of each failing trace held, 1 when every
-	// failing trace was; Failing counts the window's failing traces (as
-	// the error index names them), FailingHeld those held and explained.
+	// failing trace was; Failing counts the failing traces the window's
+	// read met (the error index names them), FailingHeld those of them
+	// held and explained.
 	FailingK    int `json:"failing_k,omitempty"`
 	Failing     int `json:"failing,omitempty"`
 	FailingHeld int `json:"failing_held,omitempty"`
