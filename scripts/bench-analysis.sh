@@ -9,8 +9,10 @@
 #   2. the simulated ~1M-record incident of scripts/bench.sh (db pool
 #      exhaustion at account-svc), with whether the injected fault ranks
 #      first;
-#   3. with BIG=N (e.g. BIG=1000, about 10M records in the window), a
-#      simulated incident at N requests/s for 10 minutes of window.
+#   3. with BIG=N, a simulated incident at N requests/s for 10 minutes of
+#      window, after BIG_BASELINE of baseline (10m unless set): BIG=800
+#      BIG_BASELINE=1m is about 10M records in the window, 11M in the store
+#      (faultsim holds an incident in memory: 11 GB for that one).
 #
 # Each window is analysed by the build of BEFORE_REV, by this checkout,
 # and by this checkout with --sample-above $SAMPLE (250000 unless set).
@@ -19,7 +21,7 @@
 # RSS), the builds alternating so the machine's load falls on each alike.
 #
 #   BEFORE_REV=f5e3035 scripts/bench-analysis.sh
-#   RUNS=3 BIG=1000 BEFORE_REV=HEAD~3 NOW_REV=HEAD scripts/bench-analysis.sh
+#   RUNS=1 BIG=800 BIG_BASELINE=1m BEFORE_REV=HEAD~3 OUT=docs/analysis-bench-big.md scripts/bench-analysis.sh
 #
 # NOW_REV builds that commit as "now" rather than the working tree.
 #
@@ -82,7 +84,7 @@ once() {
 # and _top (its first candidate, and the sample when it sampled).
 summary() {
 	local b=$1 tag=$2 f="$work/$1-$2.runs" top
-	top=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r["candidates"]; s=r.get("sampled"); print((c[0]["service"] if c else "-") + (" (sampled: %d of %d traces held, 1 in %d)" % (s["held"], s["traces"], s["k"]) if s else ""))' "$work/$b-$tag.json")
+	top=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); c=r["candidates"]; s=r.get("sampled"); print((c[0]["service"] if c else "-") + (" (sampled: %d of %d traces held, healthy 1 in %d%s)" % (s["held"], s["traces"], s["k"], ", failing 1 in %d" % s["failing_k"] if s.get("failing_k") else "") if s else ""))' "$work/$b-$tag.json")
 	printf -v "${b}_${tag}_s" '%s' "$(cut -d' ' -f1 "$f" | median)"
 	printf -v "${b}_${tag}_cpu" '%s' "$(cut -d' ' -f2 "$f" | median)"
 	printf -v "${b}_${tag}_mb" '%s' "$(cut -d' ' -f3 "$f" | median)"
@@ -176,12 +178,13 @@ side incident "$st2" "$from2" "$to2"
 
 big_rows=""
 if [[ -n ${BIG:-} ]]; then
-	echo "== 3. a simulated incident at $BIG requests/s"
-	case3="$work/cases-big/sim-db-pool-exhaustion-43"
+	bb="${BIG_BASELINE:-10m}"
+	echo "== 3. a simulated incident at $BIG requests/s after $bb of baseline"
+	case3="$work/cases-big-$BIG-$bb/sim-db-pool-exhaustion-43"
 	if [[ ! -d "$case3" ]]; then
-		"$work/bin/faultsim" -out "$work/cases-big" -cases 1 -seed 43 -tps "$BIG" -fault db-pool-exhaustion -baseline 10m
+		"$work/bin/faultsim" -out "$work/cases-big-$BIG-$bb" -cases 1 -seed 43 -tps "$BIG" -fault db-pool-exhaustion -baseline "$bb"
 	fi
-	st3="$work/big-$BIG.db"
+	st3="$work/big-$BIG-$bb.db"
 	if [[ ! -f $st3 ]]; then
 		# shellcheck disable=SC2046
 		"$work/bin/ingest" load -q --store "$st3" $(find "$case3" -type f ! -name truth.json | sort)
@@ -190,7 +193,8 @@ if [[ -n ${BIG:-} ]]; then
 	to3=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
 	truth3=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case3/truth.json")
 	side big "$st3" "$from3" "$to3"
-	big_rows="| simulated incident at $BIG requests/s (truth: $truth3) | $(cell before big) | $(cell now big) | $(cell sampled big) | | $before_big_top | $now_big_top | $sampled_big_top |"
+	big_n=$(python3 -c 'import json,sys; print(sum(v["records"] for v in json.load(open(sys.argv[1]))["services"]))' "$work/now-big.json" 2>/dev/null || echo "?")
+	big_rows="| simulated incident at $BIG requests/s, $bb of baseline before it (truth: $truth3; the window's read: $big_n records) | $(cell before big) | $(cell now big) | $(cell sampled big) | | $before_big_top | $now_big_top | $sampled_big_top |"
 fi
 
 mkdir -p "$(dirname "$out")"
