@@ -320,10 +320,12 @@ type learner func(p *period, recs []schema.Record)
 
 // readPeriod reads period p's records from the store, profiling each as it
 // arrives while the store reads the next ones on another core. The traces
-// in hold are held whole (in fixed-size chunks: growing one slice by
-// appending would copy a million records several times over); every other
-// trace is gathered while open and handed to learn once closed (stream.go),
-// or left out by the sample smp (nil: none). Every record is profiled.
+// hold marks true are held whole (in fixed-size chunks: growing one slice
+// by appending would copy a million records several times over), those it
+// marks false (failing traces sampleFailing left out) only profiled; every
+// other trace is gathered while open and handed to learn once closed
+// (stream.go), or left out by the sample smp (nil: none). Every record is
+// profiled.
 func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets int, smp *sampler, hold map[schema.TraceID]bool, learn learner) (*loaded, error) {
 	l := &loaded{p: p, sample: smp}
 	var as assembler
