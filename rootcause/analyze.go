@@ -116,7 +116,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	// names first, and learns from the others as they stream (stream.go);
 	// only the window is sampled (sample.go): the baseline is already
 	// capped at BaselineRecords.
-	hold, err := failingTraces(ctx, newestFirst{st}, q.From, q.To, opt.Limit)
+	hold, err := failingTraces(ctx, st, q.From, q.To, opt.Limit)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -194,12 +194,32 @@ func (d *detacher) detach(r *schema.Record) {
 	r.Attrs = m
 }
 
+// failingTraceStore is a store that selects the failing traces itself
+// (ClickHouse, whose server sends their ids alone): the ids of the traces
+// with an error record among the newest limit alert records of [from,
+// to), as a newest-first read of them would name.
+type failingTraceStore interface {
+	FailingTraces(ctx context.Context, from, to time.Time, limit int) ([]schema.TraceID, error)
+}
+
 // failingTraces lists the traces with an error record in [from, to): the
 // window's errors, which the stores index (the embedded store reads only
-// its blocks of alert records for them).
+// its blocks of alert records for them, newest first; ClickHouse selects
+// them from its errors table).
 func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int) (map[schema.TraceID]bool, error) {
 	out := map[schema.TraceID]bool{}
-	q := schema.WindowQuery{From: from, To: to, ErrorsOnly: true, Limit: limit, Attrs: []string{}}
+	if fs, ok := st.(failingTraceStore); ok {
+		ids, err := fs.FailingTraces(ctx, from, to, limit)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the errors from %s to %s: %w",
+				from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+		}
+		for _, id := range ids {
+			out[id] = true
+		}
+		return out, nil
+	}
+	q := schema.WindowQuery{From: from, To: to, ErrorsOnly: true, Newest: true, Limit: limit, Attrs: []string{}}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the errors from %s to %s: %w",

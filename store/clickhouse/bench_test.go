@@ -174,3 +174,41 @@ func benchWindow(b *testing.B, seed uint64, starts int, query func(from time.Tim
 	}
 	b.ReportMetric(float64(total)/float64(b.N), "records/op")
 }
+
+// BenchmarkFailingTracesRead names the failing traces of a 30-minute window
+// as the analysis did before the server selected them: reading every alert
+// record of it whole, newest first.
+func BenchmarkFailingTracesRead(b *testing.B) {
+	s, _, base := benchStore(b)
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		seen := map[schema.TraceID]bool{}
+		for r, err := range s.WindowRecords(b.Context(), schema.WindowQuery{From: base, To: base.Add(30 * time.Minute), ErrorsOnly: true, Newest: true, Attrs: []string{}}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.IsError() {
+				seen[r.TraceID] = true
+			}
+		}
+		n = len(seen)
+	}
+	b.ReportMetric(float64(n), "traces")
+}
+
+// BenchmarkFailingTracesSelected is the same, selected by the server
+// (Store.FailingTraces): it sends the ids alone.
+func BenchmarkFailingTracesSelected(b *testing.B) {
+	s, _, base := benchStore(b)
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		ids, err := s.FailingTraces(b.Context(), base, base.Add(30*time.Minute), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(ids)
+	}
+	b.ReportMetric(float64(n), "traces")
+}

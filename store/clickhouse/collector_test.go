@@ -97,6 +97,11 @@ func checkCollectorErrors(t *testing.T, s *clickhouse.Store) {
 	if strings.Join(bodies, "\n") != strings.Join(want, "\n") {
 		t.Errorf("errors only:\n%s\nwant:\n%s", strings.Join(bodies, "\n"), strings.Join(want, "\n"))
 	}
+	// The failing traces the server selects, from the errors table or,
+	// without it, from the record tables (TestFailingTracesSelectedByTheServer).
+	if ids := checkFailing(t, s, q.From, q.To, 0); len(ids) != 1 || ids[0] != "5b8efff798038103d269b633813fc60c" {
+		t.Errorf("failing traces %v, want the one trace whose spans failed", ids)
+	}
 	q.ErrorsOnly, q.Service = false, "checkout"
 	if got := collect(t, s.WindowRecords(t.Context(), q)); len(got) != 3 {
 		t.Errorf("the checkout window has %d records, want 3", len(got))
