@@ -332,11 +332,16 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	var dt detacher
 	var in interner
 	var ar arena
-	done := func(recs []schema.Record) {
-		for range smp.take(recs[0].TraceID, len(recs)) {
+	done := func(id schema.TraceID, recs []schema.Record) {
+		// A skimmed trace (no records) is one the sample leaves out.
+		for range smp.take(id, len(recs)) {
 			learn(p, recs)
 		}
 	}
+	if smp != nil {
+		as.skim = func(id schema.TraceID) bool { return traceHash(id)%smp.k != 0 }
+	}
+	as.own = ar.own
 	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
@@ -385,7 +390,6 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		}
 		as.sweep(r.Time, done)
 		ownStrings(&r, &in)
-		ar.own(&r)
 		if as.add(&r) {
 			l.dups++
 			continue

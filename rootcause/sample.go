@@ -23,7 +23,10 @@ import (
 // each time the traces learnt from since it last did hold more than the
 // budget (Options.SampleAbove records). The samples nest: a trace taken
 // at 1 in 2k is taken at 1 in k, so the sample stays uniform however
-// often k doubles.
+// often k doubles. So a trace whose hash is not 0 modulo k when it opens
+// will be left out whatever k becomes, and its records are not gathered
+// at all (assembler.skim): a window sampled 1 in k keeps about 1 in k of
+// its open traces' records.
 //
 // Counts stay right in two ways. Every record read, taken or not, is
 // profiled as it streams (period.add: per-service records, errors,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -261,5 +262,43 @@ func TestLateNameSettlesHosts(t *testing.T) {
 	}
 	if sp := l.p.services["api.imagery.example.com"]; sp != nil {
 		t.Fatalf("the host is a peer of its own: %+v", sp)
+	}
+}
+
+// TestSkimmedTraceTellsItsCopies: a trace the sample will leave out is
+// skimmed (its records not kept, nor given strings of their own); it
+// still tells a copy of a record from a record of the same time, and
+// closes when it would have, with no records, while a kept trace closes
+// whole.
+func TestSkimmedTraceTellsItsCopies(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	owned := 0
+	a := assembler{skim: func(id schema.TraceID) bool { return id == "b" }, own: func(*schema.Record) { owned++ }}
+	rec := func(id schema.TraceID, at time.Duration, body string) *schema.Record {
+		return &schema.Record{Time: t0.Add(at), TraceID: id, Service: "svc", Body: body}
+	}
+	var dups []string
+	for _, r := range []*schema.Record{
+		rec("a", 0, "x"), rec("b", 0, "x"), rec("b", 0, "y"), rec("b", 0, "x"), rec("a", 0, "x"),
+		rec("b", time.Second, "x"), rec("b", time.Second, "x"), rec("a", time.Second, "z"),
+	} {
+		if a.add(r) {
+			dups = append(dups, fmt.Sprintf("%s %s %s", r.TraceID, r.Time.Sub(t0), r.Body))
+		}
+	}
+	if want := []string{"b 0s x", "a 0s x", "b 1s x"}; !slices.Equal(dups, want) {
+		t.Errorf("copies told: %q, want %q", dups, want)
+	}
+	if owned != 2 {
+		t.Errorf("%d records given strings of their own, want the kept trace's 2", owned)
+	}
+	closed := map[schema.TraceID]int{}
+	a.sweep(t0.Add(time.Second+traceQuiet/2), func(id schema.TraceID, recs []schema.Record) { closed[id] = -1 })
+	if len(closed) != 0 {
+		t.Fatalf("closed %v before traceQuiet passed", closed)
+	}
+	a.sweep(t0.Add(2*time.Second+traceQuiet), func(id schema.TraceID, recs []schema.Record) { closed[id] = len(recs) })
+	if want := map[schema.TraceID]int{"a": 2, "b": 0}; !maps.Equal(closed, want) {
+		t.Errorf("closed %v, want %v", closed, want)
 	}
 }

@@ -1,6 +1,8 @@
 package rootcause
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +43,13 @@ type openTrace struct {
 	// until is when it may close: traceQuiet after its latest record or
 	// the end of its latest-ending span, whichever is later.
 	until time.Time
+	// skim is set on a trace the sample will leave out (assembler.skim):
+	// its records are not kept, only what tells a copy of its latest ones
+	// (their time, at, and their fingerprints, fps), so that it closes,
+	// and its copies are told, as when they were.
+	skim bool
+	at   time.Time
+	fps  []uint64
 }
 
 // assembler gathers healthy traces as their records stream in.
@@ -49,41 +58,83 @@ type assembler struct {
 	swept time.Time
 	free  [][]schema.Record // record slices of closed traces, reused
 	ids   []schema.TraceID  // scratch of sweep
+	// skim, when set, tells the traces whose records need not be kept:
+	// those the period's sample will leave out whatever happens (a
+	// trace's hash not 0 modulo the sampler's k when it opens is not 0
+	// modulo any later k, a multiple of it). A window sampled 1 in k
+	// then keeps about 1 in k of its open traces' records.
+	skim func(schema.TraceID) bool
+	// own gives a kept record strings of its own (arena.own).
+	own  func(*schema.Record)
+	seed maphash.Seed
 }
 
 // add adds r to its open trace, or reports it a copy of a record the
 // trace already has (visit's test).
 func (a *assembler) add(r *schema.Record) (dup bool) {
 	if a.open == nil {
-		a.open = map[schema.TraceID]*openTrace{}
+		a.open, a.seed = map[schema.TraceID]*openTrace{}, maphash.MakeSeed()
 	}
 	t := a.open[r.TraceID]
 	if t == nil {
 		t = &openTrace{id: schema.TraceID(strings.Clone(string(r.TraceID)))}
-		if n := len(a.free); n > 0 {
+		t.skim = a.skim != nil && a.skim(t.id)
+		if n := len(a.free); n > 0 && !t.skim {
 			t.recs, a.free = a.free[n-1], a.free[:n-1]
 		}
 		a.open[t.id] = t
 	}
 	r.TraceID = t.id
+	if u := r.End().Add(traceQuiet); u.After(t.until) {
+		t.until = u
+	}
+	if t.skim {
+		if !r.Time.Equal(t.at) {
+			t.at, t.fps = r.Time, t.fps[:0]
+		}
+		fp := fingerprint(a.seed, r)
+		if slices.Contains(t.fps, fp) {
+			return true
+		}
+		t.fps = append(t.fps, fp)
+		return false
+	}
 	for j := len(t.recs) - 1; j >= 0 && t.recs[j].Time.Equal(r.Time); j-- {
 		if correlate.SameRecord(&t.recs[j], r) {
 			return true
 		}
 	}
-	t.recs = append(t.recs, *r)
-	if u := r.End().Add(traceQuiet); u.After(t.until) {
-		t.until = u
+	if a.own != nil {
+		a.own(r)
 	}
+	t.recs = append(t.recs, *r)
 	return false
 }
 
+// fingerprint hashes what correlate.SameRecord compares of r.
+func fingerprint(seed maphash.Seed, r *schema.Record) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var b [8 * 4]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(r.Type))
+	binary.LittleEndian.PutUint64(b[8:], uint64(r.Severity))
+	binary.LittleEndian.PutUint64(b[16:], uint64(r.Duration))
+	binary.LittleEndian.PutUint64(b[24:], uint64(r.Status))
+	h.Write(b[:])
+	for _, s := range [...]string{string(r.SpanID), r.Service, r.Body, r.Name} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
 // sweep closes, in trace id order, the traces that may close by now
-// (every one when now is zero), handing each to done. It runs once per
+// (every one when now is zero), handing each to done with its records
+// (none for a skimmed one). It runs once per
 // quarter of traceQuiet of the stream's time, so that a trace is closed
 // at most traceQuiet/4 late and the open traces are walked a few times a
 // minute of data, not once a record.
-func (a *assembler) sweep(now time.Time, done func([]schema.Record)) {
+func (a *assembler) sweep(now time.Time, done func(schema.TraceID, []schema.Record)) {
 	if !now.IsZero() && now.Sub(a.swept) < traceQuiet/4 {
 		return
 	}
@@ -98,9 +149,9 @@ func (a *assembler) sweep(now time.Time, done func([]schema.Record)) {
 	for _, id := range a.ids {
 		t := a.open[id]
 		delete(a.open, id)
-		done(t.recs)
+		done(t.id, t.recs)
 		clear(t.recs) // its strings may go
-		if cap(t.recs) <= 256 {
+		if cap(t.recs) > 0 && cap(t.recs) <= 256 {
 			a.free = append(a.free, t.recs[:0])
 		}
 	}
