@@ -341,7 +341,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	if smp != nil {
 		as.skim = func(id schema.TraceID) bool { return traceHash(id)%smp.k != 0 }
 	}
-	as.own = ar.own
+	as.own, as.in = ar.own, &in
 	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys}
 	for r, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
@@ -389,8 +389,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			continue
 		}
 		as.sweep(r.Time, done)
-		ownStrings(&r, &in)
-		if as.add(&r) {
+		if as.add(&r, ownStrings(&r, &in)) {
 			l.dups++
 			continue
 		}

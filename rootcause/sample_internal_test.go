@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -273,7 +274,8 @@ func TestLateNameSettlesHosts(t *testing.T) {
 func TestSkimmedTraceTellsItsCopies(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	owned := 0
-	a := assembler{skim: func(id schema.TraceID) bool { return id == "b" }, own: func(*schema.Record) { owned++ }}
+	in := &interner{}
+	a := assembler{skim: func(id schema.TraceID) bool { return id == "b" }, own: func(*schema.Record) { owned++ }, in: in}
 	rec := func(id schema.TraceID, at time.Duration, body string) *schema.Record {
 		return &schema.Record{Time: t0.Add(at), TraceID: id, Service: "svc", Body: body}
 	}
@@ -282,7 +284,7 @@ func TestSkimmedTraceTellsItsCopies(t *testing.T) {
 		rec("a", 0, "x"), rec("b", 0, "x"), rec("b", 0, "y"), rec("b", 0, "x"), rec("a", 0, "x"),
 		rec("b", time.Second, "x"), rec("b", time.Second, "x"), rec("a", time.Second, "z"),
 	} {
-		if a.add(r) {
+		if a.add(r, ownStrings(r, in)) {
 			dups = append(dups, fmt.Sprintf("%s %s %s", r.TraceID, r.Time.Sub(t0), r.Body))
 		}
 	}
@@ -300,5 +302,45 @@ func TestSkimmedTraceTellsItsCopies(t *testing.T) {
 	a.sweep(t0.Add(2*time.Second+traceQuiet), func(id schema.TraceID, recs []schema.Record) { closed[id] = len(recs) })
 	if want := map[schema.TraceID]int{"a": 2, "b": 0}; !maps.Equal(closed, want) {
 		t.Errorf("closed %v, want %v", closed, want)
+	}
+}
+
+// TestPackedRecordIsTheRecord: an open trace's record, packed and
+// unpacked, is the record it was, field for field, whether it fits the
+// packed form or is kept whole (a time in another zone or with a
+// monotonic reading, a zero time, a string the interner did not index).
+func TestPackedRecordIsTheRecord(t *testing.T) {
+	in := &interner{}
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 123456789, time.UTC)
+	recs := []schema.Record{
+		{Type: schema.TypeSpan, Time: t0, TraceID: "t", SpanID: "s1", ParentSpanID: "s0", Service: "api", Severity: schema.SeverityError,
+			SeverityText: "ERROR", Body: "boom", Name: "GET /x", Duration: 3 * time.Millisecond, Status: schema.StatusError,
+			Template: "boom", Signature: "sig", Attrs: map[string]string{"k": "v"}},
+		{Time: t0, TraceID: "t", Service: "api", Body: "a line"},
+		{TraceID: "t"}, // zero time: out of the nanoseconds' range
+		{Time: t0.In(time.FixedZone("CET", 3600)), TraceID: "t", Service: "api"},
+		{Time: time.Now(), TraceID: "t", Service: "api"}, // a monotonic reading
+	}
+	for i, r := range recs {
+		ids := ownStrings(&r, in)
+		p := pack(&r, ids)
+		var got schema.Record
+		p.unpack(&got, "t", in)
+		if got.Time != r.Time || !reflect.DeepEqual(got, r) {
+			t.Errorf("record %d: packed and unpacked\n%+v\nwant\n%+v", i, got, r)
+		}
+		if !p.same(&r, in) || !p.at().Equal(r.Time) {
+			t.Errorf("record %d: packed, it is not the same record", i)
+		}
+		if fits := p.full == nil; fits != (i < 2) {
+			t.Errorf("record %d packed whole %v, want %v", i, !fits, i >= 2)
+		}
+	}
+	// A string past the interner's size is kept whole.
+	r := schema.Record{Time: t0, TraceID: "t", Service: "api", Name: "op"}
+	ids := ownStrings(&r, in)
+	ids[1] = 0
+	if p := pack(&r, ids); p.full == nil {
+		t.Error("a record with a string the interner did not index is packed")
 	}
 }

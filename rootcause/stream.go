@@ -39,7 +39,7 @@ const traceQuiet = time.Minute
 // openTrace is a healthy trace still gathering records.
 type openTrace struct {
 	id   schema.TraceID // its own copy, which its records share
-	recs []schema.Record
+	recs []packed
 	// until is when it may close: traceQuiet after its latest record or
 	// the end of its latest-ending span, whichever is later.
 	until time.Time
@@ -56,8 +56,12 @@ type openTrace struct {
 type assembler struct {
 	open  map[schema.TraceID]*openTrace
 	swept time.Time
-	free  [][]schema.Record // record slices of closed traces, reused
-	ids   []schema.TraceID  // scratch of sweep
+	free  [][]packed       // record slices of closed traces, reused
+	ids   []schema.TraceID // scratch of sweep
+	recs  []schema.Record  // scratch of sweep: a closed trace unpacked
+	// in is the interner the records' strings were interned in
+	// (ownStrings), which their packed form names them by.
+	in *interner
 	// skim, when set, tells the traces whose records need not be kept:
 	// those the period's sample will leave out whatever happens (a
 	// trace's hash not 0 modulo the sampler's k when it opens is not 0
@@ -69,9 +73,10 @@ type assembler struct {
 	seed maphash.Seed
 }
 
-// add adds r to its open trace, or reports it a copy of a record the
-// trace already has (visit's test).
-func (a *assembler) add(r *schema.Record) (dup bool) {
+// add adds r, whose strings ownStrings interned in a.in as ids, to its
+// open trace, or reports it a copy of a record the trace already has
+// (visit's test).
+func (a *assembler) add(r *schema.Record, ids internedIDs) (dup bool) {
 	if a.open == nil {
 		a.open, a.seed = map[schema.TraceID]*openTrace{}, maphash.MakeSeed()
 	}
@@ -99,15 +104,15 @@ func (a *assembler) add(r *schema.Record) (dup bool) {
 		t.fps = append(t.fps, fp)
 		return false
 	}
-	for j := len(t.recs) - 1; j >= 0 && t.recs[j].Time.Equal(r.Time); j-- {
-		if correlate.SameRecord(&t.recs[j], r) {
+	for j := len(t.recs) - 1; j >= 0 && t.recs[j].at().Equal(r.Time); j-- {
+		if t.recs[j].same(r, a.in) {
 			return true
 		}
 	}
 	if a.own != nil {
 		a.own(r)
 	}
-	t.recs = append(t.recs, *r)
+	t.recs = append(t.recs, pack(r, ids))
 	return false
 }
 
@@ -149,7 +154,17 @@ func (a *assembler) sweep(now time.Time, done func(schema.TraceID, []schema.Reco
 	for _, id := range a.ids {
 		t := a.open[id]
 		delete(a.open, id)
-		done(t.id, t.recs)
+		a.recs = a.recs[:0]
+		for i := range t.recs {
+			a.recs = append(a.recs, schema.Record{})
+			t.recs[i].unpack(&a.recs[i], t.id, a.in)
+		}
+		if len(a.recs) == 0 {
+			done(t.id, nil)
+		} else {
+			done(t.id, a.recs)
+		}
+		clear(a.recs)
 		clear(t.recs) // its strings may go
 		if cap(t.recs) > 0 && cap(t.recs) <= 256 {
 			a.free = append(a.free, t.recs[:0])
@@ -168,36 +183,118 @@ func (a *assembler) sweep(now time.Time, done func(schema.TraceID, []schema.Reco
 // as services, operations and templates repeat; the trace's id by the
 // open trace's copy.
 
-// ownStrings gives r's kept fields strings of their own.
-func ownStrings(r *schema.Record, in *interner) {
-	r.Service = in.of(r.Service)
-	r.Name = in.of(r.Name)
-	r.SeverityText = in.of(r.SeverityText)
-	r.Template = in.of(r.Template)
-	r.Signature = schema.Signature(in.of(string(r.Signature)))
+// ownStrings gives r's kept fields strings of their own, and returns
+// their indices in the interner (0 for "" and for one past its size).
+func ownStrings(r *schema.Record, in *interner) (ids internedIDs) {
+	r.Service, ids[0] = in.id(r.Service)
+	r.Name, ids[1] = in.id(r.Name)
+	r.SeverityText, ids[2] = in.id(r.SeverityText)
+	r.Template, ids[3] = in.id(r.Template)
+	var sig string
+	sig, ids[4] = in.id(string(r.Signature))
+	r.Signature = schema.Signature(sig)
+	return ids
 }
+
+// internedIDs are the indices of a record's service, operation, severity
+// text, template and signature in an interner (ownStrings).
+type internedIDs [5]uint32
 
 // interner holds one copy of each distinct string, up to maxInterned of
 // them; past that, a string is copied each time (high-cardinality names).
-type interner struct{ m map[string]string }
+// Each copy has an index, so that a record may name it in 4 bytes rather
+// than 16 (packed).
+type interner struct {
+	m    map[string]uint32
+	strs []string // strs[0] is ""
+}
 
 const maxInterned = 1 << 16
 
-func (in *interner) of(s string) string {
+func (in *interner) of(s string) string { v, _ := in.id(s); return v }
+
+// id is s's copy and its index; 0 for "" and for a string past
+// maxInterned, copied each time.
+func (in *interner) id(s string) (string, uint32) {
 	if s == "" {
-		return ""
+		return "", 0
 	}
-	if v, ok := in.m[s]; ok {
-		return v
+	if i, ok := in.m[s]; ok {
+		return in.strs[i], i
 	}
 	v := strings.Clone(s)
 	if in.m == nil {
-		in.m = map[string]string{}
+		in.m, in.strs = map[string]uint32{}, []string{""}
 	}
-	if len(in.m) < maxInterned {
-		in.m[v] = v
+	if len(in.m) >= maxInterned {
+		return v, 0
 	}
-	return v
+	i := uint32(len(in.strs))
+	in.m[v], in.strs = i, append(in.strs, v)
+	return v, i
+}
+
+// str is the string of index i.
+func (in *interner) str(i uint32) string { return in.strs[i] }
+
+// packed is a record of an open trace as the assembler keeps it, in half
+// the memory of a schema.Record: its time in nanoseconds (UTC), the
+// strings that repeat by their index in the period's interner, and no
+// trace id (its trace's). A record that does not fit (a time not in UTC
+// or out of range, a string past the interner's size) is kept whole, in
+// full.
+type packed struct {
+	ns, dur            int64
+	span, parent, body string
+	attrs              map[string]string
+	full               *schema.Record
+	ids                internedIDs
+	sev                schema.Severity
+	typ                schema.RecordType
+	status             schema.SpanStatus
+}
+
+func pack(r *schema.Record, ids internedIDs) packed {
+	ns := r.Time.UnixNano()
+	fits := r.Time == time.Unix(0, ns).UTC()
+	for i, s := range [...]string{r.Service, r.Name, r.SeverityText, r.Template, string(r.Signature)} {
+		fits = fits && (s == "") == (ids[i] == 0)
+	}
+	if !fits {
+		c := *r
+		return packed{full: &c}
+	}
+	return packed{ns: ns, dur: int64(r.Duration), span: string(r.SpanID), parent: string(r.ParentSpanID), body: r.Body,
+		attrs: r.Attrs, ids: ids, sev: r.Severity, typ: r.Type, status: r.Status}
+}
+
+// unpack writes p, of trace id, into r.
+func (p *packed) unpack(r *schema.Record, id schema.TraceID, in *interner) {
+	if p.full != nil {
+		*r = *p.full
+		return
+	}
+	*r = schema.Record{Type: p.typ, Time: time.Unix(0, p.ns).UTC(), TraceID: id, SpanID: schema.SpanID(p.span),
+		ParentSpanID: schema.SpanID(p.parent), Service: in.str(p.ids[0]), Severity: p.sev,
+		SeverityText: in.str(p.ids[2]), Body: p.body, Name: in.str(p.ids[1]), Duration: time.Duration(p.dur),
+		Status: p.status, Template: in.str(p.ids[3]), Signature: schema.Signature(in.str(p.ids[4])), Attrs: p.attrs}
+}
+
+// at is p's time.
+func (p *packed) at() time.Time {
+	if p.full != nil {
+		return p.full.Time
+	}
+	return time.Unix(0, p.ns).UTC()
+}
+
+// same is correlate.SameRecord of p and r.
+func (p *packed) same(r *schema.Record, in *interner) bool {
+	if p.full != nil {
+		return correlate.SameRecord(p.full, r)
+	}
+	return p.typ == r.Type && p.span == string(r.SpanID) && in.str(p.ids[0]) == r.Service && p.sev == r.Severity &&
+		p.body == r.Body && in.str(p.ids[1]) == r.Name && p.dur == int64(r.Duration) && p.status == r.Status
 }
 
 // arena copies strings into slabs it allocates: the fields of an open
