@@ -238,7 +238,12 @@ var AttrKeys = append(slices.Clip(correlate.AttrKeys), schema.AttrServiceVersion
 // records stay in the fixed-size chunks they were read in: record i <
 // held is chunks[i/chunkLen][i%chunkLen].
 type loaded struct {
+	// chunks hold the records of profile (records already in memory);
+	// packs those a read held, packed, naming their strings by their
+	// index in in.
 	chunks [][]schema.Record
+	packs  [][]packed
+	in     *interner
 	// n counts the records read, held those kept in chunks: every one of
 	// records already in memory (profile), the failing traces' of a read
 	// (readPeriod), whose other traces were learnt from as they streamed.
@@ -268,10 +273,35 @@ type loaded struct {
 // chunkLen is how many records a chunk of a loaded period holds.
 const chunkLen = 1 << 14
 
-func (l *loaded) at(i int32) *schema.Record { return &l.chunks[i/chunkLen][i%chunkLen] }
+// get writes held record i, of trace id, into r: from chunks (profile's
+// records) or packs (a read's, packed).
+func (l *loaded) get(id schema.TraceID, i int32, r *schema.Record) {
+	if l.packs != nil {
+		l.packs[i/chunkLen][i%chunkLen].unpack(r, id, l.in)
+		return
+	}
+	*r = l.chunks[i/chunkLen][i%chunkLen]
+}
+
+// copyOf reports whether r is a copy of held record i (visit's test), and
+// whether they are of the same time (copies are).
+func (l *loaded) copyOf(i int32, r *schema.Record) (same, sameTime bool) {
+	if l.packs != nil {
+		p := &l.packs[i/chunkLen][i%chunkLen]
+		if !p.at().Equal(r.Time) {
+			return false, false
+		}
+		return p.same(r, l.in), true
+	}
+	h := &l.chunks[i/chunkLen][i%chunkLen]
+	if !h.Time.Equal(r.Time) {
+		return false, false
+	}
+	return correlate.SameRecord(h, r), true
+}
 
 // each calls f once per held trace with its records, in trace id order.
-func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.at, f) }
+func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.get, f) }
 
 // profile profiles records already in memory, holding them all; buckets
 // is the resolution of the error timeline (0 for none).
@@ -283,7 +313,7 @@ func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
 		recs = recs[len(c):]
 	}
 	for i := range int32(l.n) {
-		l.visit(i, l.at(i), buckets)
+		l.visit(i, &l.chunks[i/chunkLen][i%chunkLen], buckets)
 	}
 	return l
 }
@@ -299,11 +329,11 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 		}
 		list := l.traces.idx[r.TraceID]
 		for j := len(list) - 1; j >= 0; j-- {
-			p := l.at(list[j])
-			if !p.Time.Equal(r.Time) {
+			same, sameTime := l.copyOf(list[j], r)
+			if !sameTime {
 				break
 			}
-			if correlate.SameRecord(p, r) {
+			if same {
 				l.dups++
 				return false
 			}
@@ -331,6 +361,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	var as assembler
 	var dt detacher
 	var in interner
+	l.in = &in
 	var ar arena
 	done := func(id schema.TraceID, recs []schema.Record) {
 		// A skimmed trace (no records) is one the sample leaves out.
@@ -372,18 +403,17 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 				l.p.add(&r, buckets)
 				continue
 			}
-			if l.held%chunkLen == 0 {
-				l.chunks = append(l.chunks, make([]schema.Record, chunkLen))
-			}
-			h := l.at(int32(l.held))
-			*h = r
 			// Its own strings: a view of the store's block would keep the
 			// block, and every streamed record of it, in memory. Those
 			// that repeat from record to record are interned, the rest
-			// copied.
-			ownStrings(h, &in)
-			dt.detach(h)
-			if l.visit(int32(l.held), h, buckets) {
+			// copied. It is held packed, as an open trace's are.
+			ids := ownStrings(&r, &in)
+			dt.detach(&r)
+			if l.visit(int32(l.held), &r, buckets) {
+				if l.held%chunkLen == 0 {
+					l.packs = append(l.packs, make([]packed, chunkLen))
+				}
+				l.packs[l.held/chunkLen][l.held%chunkLen] = pack(&r, ids)
 				l.held++
 			}
 			continue

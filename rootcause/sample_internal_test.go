@@ -136,7 +136,8 @@ func TestStreamedReadKeepsTracesWhole(t *testing.T) {
 			t.Fatalf("trace %s holds %d records, want %d", id, len(got), len(want))
 		}
 		for x, i := range got {
-			if r := l.at(i); r.Body != want[x].Body || !r.Time.Equal(want[x].Time) {
+			var r schema.Record
+			if l.get(id, i, &r); r.Body != want[x].Body || !r.Time.Equal(want[x].Time) || r.TraceID != id {
 				t.Fatalf("trace %s record %d is %q at %s, want %q at %s", id, x, r.Body, r.Time, want[x].Body, want[x].Time)
 			}
 		}

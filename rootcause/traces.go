@@ -113,7 +113,7 @@ type traceIndex struct {
 
 // each calls f once per trace with its records (in the order they were
 // added), in trace id order. The slice is reused from call to call.
-func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record)) {
+func (ti *traceIndex) each(get func(schema.TraceID, int32, *schema.Record), f func([]schema.Record)) {
 	ids := make([]schema.TraceID, 0, len(ti.idx))
 	for id := range ti.idx {
 		ids = append(ids, id)
@@ -123,7 +123,8 @@ func (ti *traceIndex) each(at func(int32) *schema.Record, f func([]schema.Record
 	for _, id := range ids {
 		buf = buf[:0]
 		for _, i := range ti.idx[id] {
-			buf = append(buf, *at(i))
+			buf = append(buf, schema.Record{})
+			get(id, i, &buf[len(buf)-1])
 		}
 		f(buf)
 	}
