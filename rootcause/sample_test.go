@@ -20,19 +20,11 @@ import (
 // ones, the same service ranks first, and the report says what it
 // sampled; whole, it says nothing of sampling.
 func TestSampledAnalysisOnTheStore(t *testing.T) {
-	ctx := context.Background()
-	db, q := simStore(t, sim.Config{Seed: 5, Fault: schema.KindDBPoolExhaustion, Baseline: 10 * time.Minute,
-		Window: 5 * time.Minute, TracesPerSecond: 4})
-	whole, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleAbove: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole, samp := analyzeTwice(t, 5, rootcause.Options{SampleAbove: -1}, func(*rootcause.Report) rootcause.Options {
+		return rootcause.Options{SampleAbove: 3000}
+	})
 	if whole.Sampled != nil {
 		t.Fatalf("an analysis told not to sample says it sampled: %+v", whole.Sampled)
-	}
-	samp, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleAbove: 3000})
-	if err != nil {
-		t.Fatal(err)
 	}
 	s := samp.Sampled
 	if s == nil || s.K < 2 || s.Held >= s.Traces || s.Traces != whole.Traces {
@@ -47,15 +39,7 @@ func TestSampledAnalysisOnTheStore(t *testing.T) {
 	if d := samp.Traces - whole.Traces; d*d*100 > whole.Traces*whole.Traces { // within 10%
 		t.Fatalf("sampled, the window's traces are estimated at %d; it holds %d", samp.Traces, whole.Traces)
 	}
-	counts := map[string][2]int{}
-	for _, sv := range whole.Services {
-		counts[sv.Service] = [2]int{sv.Records, sv.Errors}
-	}
-	for _, sv := range samp.Services {
-		if c := counts[sv.Service]; c != [2]int{sv.Records, sv.Errors} {
-			t.Errorf("%s: sampled %d records and %d errors, whole %d and %d", sv.Service, sv.Records, sv.Errors, c[0], c[1])
-		}
-	}
+	sameServiceCounts(t, whole, samp)
 	calls := map[[2]string]int{}
 	for _, e := range whole.Edges {
 		calls[[2]string{e.From, e.To}] = e.Calls
@@ -101,21 +85,13 @@ func top(rep *rootcause.Report) string {
 // same service ranks first, no example trace is shown twice, and the
 // report says what it sampled.
 func TestSampledFailingTraces(t *testing.T) {
-	ctx := context.Background()
-	db, q := simStore(t, sim.Config{Seed: 7, Fault: schema.KindDBPoolExhaustion, Baseline: 10 * time.Minute,
-		Window: 5 * time.Minute, TracesPerSecond: 4})
-	whole, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleFailingAbove: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if whole.Sampled != nil || whole.FailedTraces < 200 || len(whole.Candidates) == 0 {
-		t.Fatalf("whole: sampled %+v, %d failing traces, %d candidates; want no sample and 200 failing traces or more",
-			whole.Sampled, whole.FailedTraces, len(whole.Candidates))
-	}
-	samp, err := rootcause.Analyze(ctx, db, q, rootcause.Options{SampleFailingAbove: whole.FailedTraces / 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole, samp := analyzeTwice(t, 7, rootcause.Options{SampleFailingAbove: -1}, func(whole *rootcause.Report) rootcause.Options {
+		if whole.Sampled != nil || whole.FailedTraces < 200 || len(whole.Candidates) == 0 {
+			t.Fatalf("whole: sampled %+v, %d failing traces, %d candidates; want no sample and 200 failing traces or more",
+				whole.Sampled, whole.FailedTraces, len(whole.Candidates))
+		}
+		return rootcause.Options{SampleFailingAbove: whole.FailedTraces / 5}
+	})
 	s := samp.Sampled
 	if s == nil || s.FailingK < 4 || s.FailingHeld*2 > s.Failing || s.K != 1 {
 		t.Fatalf("sampled %+v; want the failing traces 1 in 4 or more, and the healthy ones whole", s)
@@ -130,15 +106,7 @@ func TestSampledFailingTraces(t *testing.T) {
 	if c, w := samp.Candidates[0], whole.Candidates[0]; !within(c.Traces, w.Traces, 5) {
 		t.Errorf("%s: sampled, it explains an estimated %d traces; whole, %d", c.Service, c.Traces, w.Traces)
 	}
-	counts := map[string][2]int{}
-	for _, sv := range whole.Services {
-		counts[sv.Service] = [2]int{sv.Records, sv.Errors}
-	}
-	for _, sv := range samp.Services {
-		if c := counts[sv.Service]; c != [2]int{sv.Records, sv.Errors} {
-			t.Errorf("%s: sampled %d records and %d errors, whole %d and %d", sv.Service, sv.Records, sv.Errors, c[0], c[1])
-		}
-	}
+	sameServiceCounts(t, whole, samp)
 	for _, c := range samp.Candidates {
 		seen := map[schema.TraceID]bool{}
 		for _, id := range c.ExampleTraces {
@@ -154,5 +122,38 @@ func TestSampledFailingTraces(t *testing.T) {
 	}
 	if !told {
 		t.Fatalf("the sample of failing traces is not told with its numbers: %q", samp.Warnings)
+	}
+}
+
+// analyzeTwice analyses a simulated incident (db pool exhaustion, seed
+// seed) from the embedded store with whole, then with the options then
+// gives for what whole reported.
+func analyzeTwice(t *testing.T, seed int64, whole rootcause.Options, then func(*rootcause.Report) rootcause.Options) (*rootcause.Report, *rootcause.Report) {
+	t.Helper()
+	db, q := simStore(t, sim.Config{Seed: seed, Fault: schema.KindDBPoolExhaustion, Baseline: 10 * time.Minute,
+		Window: 5 * time.Minute, TracesPerSecond: 4})
+	a, err := rootcause.Analyze(context.Background(), db, q, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rootcause.Analyze(context.Background(), db, q, then(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
+// sameServiceCounts checks that sampling left the per-service counts
+// exact: every record is profiled.
+func sameServiceCounts(t *testing.T, whole, samp *rootcause.Report) {
+	t.Helper()
+	counts := map[string][2]int{}
+	for _, sv := range whole.Services {
+		counts[sv.Service] = [2]int{sv.Records, sv.Errors}
+	}
+	for _, sv := range samp.Services {
+		if c := counts[sv.Service]; c != [2]int{sv.Records, sv.Errors} {
+			t.Errorf("%s: sampled %d records and %d errors, whole %d and %d", sv.Service, sv.Records, sv.Errors, c[0], c[1])
+		}
 	}
 }
