@@ -374,11 +374,16 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	}
 	as.own, as.in = ar.own, &in
 	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys}
-	for r, err := range st.WindowRecords(ctx, q) {
+	// One record for the whole read: each is copied into it, as the
+	// range variable's address, taken below, would move every record of
+	// the read to the heap. Nothing keeps r (what is kept is packed).
+	r := new(schema.Record)
+	for rec, err := range st.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read records from %s to %s: %w",
 				p.from.Format(time.RFC3339), p.to.Format(time.RFC3339), err)
 		}
+		*r = rec
 		l.n++
 		if r.Time.After(l.last) {
 			l.last = r.Time
@@ -389,8 +394,8 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		if r.TraceID == "" {
 			// Nothing reads a record without a trace again (period.add
 			// is all it takes part in): it is profiled, not held.
-			ownStrings(&r, &in)
-			l.p.add(&r, buckets)
+			ownStrings(r, &in)
+			l.p.add(r, buckets)
 			continue
 		}
 		if sampled, ok := hold[r.TraceID]; ok {
@@ -398,32 +403,32 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 				// A failing trace the sample left out (sampleFailing):
 				// profiled, as every record is, and let go. Its trace id
 				// may be kept (timings name their traces): the copy.
-				ownStrings(&r, &in)
-				dt.ownID(&r)
-				l.p.add(&r, buckets)
+				ownStrings(r, &in)
+				dt.ownID(r)
+				l.p.add(r, buckets)
 				continue
 			}
 			// Its own strings: a view of the store's block would keep the
 			// block, and every streamed record of it, in memory. Those
 			// that repeat from record to record are interned, the rest
 			// copied. It is held packed, as an open trace's are.
-			ids := ownStrings(&r, &in)
-			dt.detach(&r)
-			if l.visit(int32(l.held), &r, buckets) {
+			ids := ownStrings(r, &in)
+			dt.detach(r)
+			if l.visit(int32(l.held), r, buckets) {
 				if l.held%chunkLen == 0 {
 					l.packs = append(l.packs, make([]packed, chunkLen))
 				}
-				l.packs[l.held/chunkLen][l.held%chunkLen] = pack(&r, ids)
+				l.packs[l.held/chunkLen][l.held%chunkLen] = pack(r, ids)
 				l.held++
 			}
 			continue
 		}
 		as.sweep(r.Time, done)
-		if as.add(&r, ownStrings(&r, &in)) {
+		if as.add(r, ownStrings(r, &in)) {
 			l.dups++
 			continue
 		}
-		l.p.add(&r, buckets)
+		l.p.add(r, buckets)
 	}
 	as.sweep(time.Time{}, done)
 	// The failing traces read: dt gave each its own id, the held ones
