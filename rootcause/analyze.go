@@ -344,9 +344,10 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 	return true
 }
 
-// learner learns what one whole trace of period p tells: called once per
-// trace a streamed trace stands for (sample.go). recs is reused after.
-type learner func(p *period, recs []schema.Record)
+// learner learns what one whole trace of period p tells, w times: the
+// traces a streamed trace stands for (sample.go), what it tells counted
+// once per trace. recs is reused after.
+type learner func(p *period, recs []schema.Record, w int)
 
 // readPeriod reads period p's records from the store, profiling each as it
 // arrives while the store reads the next ones on another core. The traces
@@ -365,8 +366,8 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	var ar arena
 	done := func(id schema.TraceID, recs []schema.Record) {
 		// A skimmed trace (no records) is one the sample leaves out.
-		for range smp.take(id, len(recs)) {
-			learn(p, recs)
+		if w := smp.take(id, len(recs)); w > 0 {
+			learn(p, recs, w)
 		}
 	}
 	if smp != nil {
@@ -474,7 +475,7 @@ func startBase(load func() (*loaded, error)) *basePeriod {
 		}
 		p := base.p
 		learn := baseLearner(base.after)
-		base.each(func(recs []schema.Record) { learn(p, recs) })
+		base.each(func(recs []schema.Record) { learn(p, recs, 1) })
 		bp.p, bp.n, bp.win, bp.after = p, base.n, Window{From: p.from, To: p.to}, base.after
 	}()
 	return bp
@@ -508,15 +509,17 @@ func readBase(ctx context.Context, st Store, from, to time.Time, opt Options, af
 // baseLearner learns from a baseline's trace: its self times, calls and
 // behaviour and, before the window, the services that served it.
 func baseLearner(after bool) learner {
-	return func(p *period, recs []schema.Record) {
+	return func(p *period, recs []schema.Record, w int) {
 		if !after && p.split.IsZero() {
 			// Only a baseline before the window has an older half.
 			p.split = p.from.Add(p.to.Sub(p.from) / 2)
 		}
-		p.addSelfTimes(recs, nil)
-		p.addBehaviour(recs)
+		p.addSelfTimes(recs, nil, w)
+		p.addBehaviour(recs, w)
 		if !after {
-			p.addServed(recs)
+			for range w {
+				p.addServed(recs)
+			}
 		}
 	}
 }

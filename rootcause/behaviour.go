@@ -89,8 +89,9 @@ type unitEvent struct {
 	ev string
 }
 
-// addBehaviour accounts the units of one trace's records.
-func (p *period) addBehaviour(recs []schema.Record) {
+// addBehaviour accounts the units of one trace's records, w times (the
+// traces it stands for, sample.go).
+func (p *period) addBehaviour(recs []schema.Record, w int) {
 	if p.ops == nil {
 		p.ops = map[opKey]*opStat{}
 		p.callees = map[string]map[string]int{}
@@ -108,7 +109,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 		}
 		switch r.Type {
 		case schema.TypeSpan:
-			p.noteSpan(recs, int32(i))
+			p.noteSpan(recs, int32(i), w)
 		case schema.TypeLog:
 			ev := p.eventOf(r)
 			switch {
@@ -133,7 +134,7 @@ func (p *period) addBehaviour(recs []schema.Record) {
 			sc.noteLog(unitRef{-1, r.Service}, ev, r.Time)
 		}
 	}
-	p.account(recs)
+	p.account(recs, w)
 }
 
 // index resets the scratch for a trace and indexes its spans: by id, and,
@@ -165,7 +166,7 @@ func (sc *behaviourScratch) index(recs []schema.Record) {
 }
 
 // noteSpan makes span i a unit and a call event of its parent's unit.
-func (p *period) noteSpan(recs []schema.Record, i int32) {
+func (p *period) noteSpan(recs []schema.Record, i int32, w int) {
 	sc, r := p.scratch, &recs[i]
 	if si, ok := sc.spans[r.SpanID]; ok && si == i {
 		sc.units = append(sc.units, unitRef{i, r.Service})
@@ -182,7 +183,7 @@ func (p *period) noteSpan(recs []schema.Record, i int32) {
 			m = map[string]int{}
 			p.callees[ev] = m
 		}
-		m[c]++
+		m[c] += w
 	}
 }
 
@@ -234,7 +235,7 @@ func succession(ev string) (before, after string, ok bool) {
 }
 
 // account adds the trace's units and their events to the operations.
-func (p *period) account(recs []schema.Record) {
+func (p *period) account(recs []schema.Record, w int) {
 	sc := p.scratch
 	older := len(recs) > 0 && recs[0].Time.Before(p.split)
 	failed := anyError(recs)
@@ -250,18 +251,18 @@ func (p *period) account(recs []schema.Record) {
 			st = &opStat{events: map[string]int{}, first: map[string]time.Time{}}
 			p.ops[k] = st
 		}
-		if st.units++; st.seen != p.traceSeq {
-			st.traces++
+		if st.units += w; st.seen != p.traceSeq {
+			st.traces += w
 			st.seen = p.traceSeq
 		}
 		if failed {
-			st.failUnits++
+			st.failUnits += w
 		}
 		if older {
 			if st.older == nil {
 				st.older = &opStat{events: map[string]int{}}
 			}
-			st.older.units++
+			st.older.units += w
 		}
 		stats[u] = st
 	}
@@ -270,15 +271,15 @@ func (p *period) account(recs []schema.Record) {
 		if st == nil {
 			continue
 		}
-		st.events[k.ev]++
+		st.events[k.ev] += w
 		if failed {
 			if st.failEvents == nil {
 				st.failEvents = map[string]int{}
 			}
-			st.failEvents[k.ev]++
+			st.failEvents[k.ev] += w
 		}
 		if older {
-			st.older.events[k.ev]++
+			st.older.events[k.ev] += w
 		}
 		if t, ok := st.first[k.ev]; !ok || at.Before(t) {
 			st.first[k.ev] = at

@@ -98,6 +98,13 @@ type timedTrace struct {
 	id schema.TraceID
 }
 
+// addN adds the sample n times, as n traces alike give it.
+func (t *timingStat) addN(ns float64, id schema.TraceID, keep bool, n int) {
+	for range n {
+		t.add(ns, id, keep)
+	}
+}
+
 func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 	t.ns = append(t.ns, ns)
 	if !keep {
@@ -197,8 +204,8 @@ func (p *period) indexSpans(recs []schema.Record) {
 }
 
 // addCallTimes accounts the call waits and own work of one trace's spans,
-// indexed by indexSpans.
-func (p *period) addCallTimes(recs []schema.Record) {
+// indexed by indexSpans, w times.
+func (p *period) addCallTimes(recs []schema.Record, w int) {
 	tm := &p.timing
 	if len(tm.spans) == 0 {
 		return
@@ -230,9 +237,9 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				// is the peer's, as its callers see it.
 				tm.opaque[peer] = true
 				st := tm.stat(tm.edges, [2]string{r.Service, peer})
-				st.add(float64(r.Duration), id, tm.keep)
+				st.addN(float64(r.Duration), id, tm.keep, w)
 				if r.IsError() {
-					st.failed++
+					st.failed += w
 				}
 				continue
 			}
@@ -242,9 +249,9 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				// time is no own work, and no edge to the service.
 				continue
 			}
-			tm.own(r, float64(r.Duration), id)
+			tm.own(r, float64(r.Duration), id, w)
 		case k.cross == 0 && k.failed == 0:
-			tm.own(r, max(float64(r.Duration)-k.dur, 0), id)
+			tm.own(r, max(float64(r.Duration)-k.dur, 0), id, w)
 		case k.cross == 0:
 			// Some of its calls failed: the time between them is spent
 			// waiting to retry, not working.
@@ -254,9 +261,9 @@ func (p *period) addCallTimes(recs []schema.Record) {
 				continue // an asynchronous hand-over, not a call waited for
 			}
 			st := tm.stat(tm.edges, [2]string{r.Service, c.Service})
-			st.add(float64(r.Duration-c.Duration), id, tm.keep)
+			st.addN(float64(r.Duration-c.Duration), id, tm.keep, w)
 			if r.IsError() || c.IsError() {
-				st.failed++
+				st.failed += w
 			}
 		}
 	}
@@ -268,14 +275,14 @@ func (p *period) addCallTimes(recs []schema.Record) {
 	}
 }
 
-func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID) {
+func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID, w int) {
 	k := opKey{r.Service, r.Name}
 	s := tm.work[k]
 	if s == nil {
 		s = &timingStat{}
 		tm.work[k] = s
 	}
-	s.add(ns, id, tm.keep)
+	s.addN(ns, id, tm.keep, w)
 }
 
 // sort sorts the samples, and their traces with them: quantile sorts a

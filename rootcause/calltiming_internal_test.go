@@ -31,7 +31,7 @@ func TestTraceDurationIsLongestSpan(t *testing.T) {
 	p := newPeriod(t0, t0.Add(10*time.Minute))
 	p.timing.keep = true
 	p.indexSpans(recs)
-	p.addCallTimes(recs)
+	p.addCallTimes(recs, 1)
 	if got, want := p.timing.durs[id], float64(120*time.Millisecond); got != want {
 		t.Fatalf("trace duration %v, want the worker's span %v (not the 1020 ms its clocks spread over)",
 			time.Duration(got), time.Duration(want))

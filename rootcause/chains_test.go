@@ -427,7 +427,7 @@ func TestPeerCallTimeIsThePeers(t *testing.T) {
 		Service: "booking", Name: "POST /book", Duration: 3100 * time.Millisecond}
 	client := schema.Record{Type: schema.TypeSpan, Time: t0, TraceID: server.TraceID, SpanID: "00f067aa0ba902b7", ParentSpanID: server.SpanID,
 		Service: "booking", Name: "POST", Duration: 3 * time.Second, Attrs: map[string]string{schema.AttrPeerService: "email-provider"}}
-	p.addSelfTimes([]schema.Record{server, client}, nil)
+	p.addSelfTimes([]schema.Record{server, client}, nil, 1)
 	if got := p.services["booking"].selfNs; len(got) != 1 || got[0] != float64(100*time.Millisecond) {
 		t.Errorf("booking self times = %v, want only its server span's 100ms", got)
 	}

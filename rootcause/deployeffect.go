@@ -336,8 +336,8 @@ type reached struct {
 	first []int64
 }
 
-// add adds one trace: per service, its earliest record's time.
-func (rc *reached) add(recs []schema.Record) {
+// add adds w traces alike: per service, its earliest record's time.
+func (rc *reached) add(recs []schema.Record, w int) {
 	rc.svcs, rc.first = rc.svcs[:0], rc.first[:0]
 	for i := range recs {
 		svc, t := recs[i].Service, recs[i].Time.UnixNano()
@@ -354,7 +354,9 @@ func (rc *reached) add(recs []schema.Record) {
 		rc.at = map[string][]int64{}
 	}
 	for j, svc := range rc.svcs {
-		rc.at[svc] = append(rc.at[svc], rc.first[j])
+		for range w {
+			rc.at[svc] = append(rc.at[svc], rc.first[j])
+		}
 	}
 }
 

@@ -278,7 +278,7 @@ func onSlowWire(in *inputs, own *shift) bool {
 // disagree), the longest; all of it when it called nothing that left
 // spans. What is left is its own time; its waits on what it called are
 // theirs (counted_once).
-func (p *period) addUncovered(recs []schema.Record) {
+func (p *period) addUncovered(recs []schema.Record, w int) {
 	var buf [16]string
 	spanned := buf[:0] // the trace's services with spans: a few
 	for i := range recs {
@@ -343,15 +343,17 @@ func (p *period) addUncovered(recs []schema.Record) {
 		ts = &timingStat{}
 		p.uncovered[svc] = ts
 	}
-	if len(ts.ns) < maxLogged {
-		ts.add(max(0, stated-covered), recs[0].TraceID, true)
+	for range w {
+		if len(ts.ns) < maxLogged {
+			ts.add(max(0, stated-covered), recs[0].TraceID, true)
+		}
 	}
 }
 
 // addLogSpans accounts, per service in one trace's records, the time from
 // its first to its last line in the trace, when it wrote at least two
 // that are not errors: the part of its work its lines show.
-func (p *period) addLogSpans(recs []schema.Record) {
+func (p *period) addLogSpans(recs []schema.Record, w int) {
 	type span struct {
 		svc         string
 		first, last int64
@@ -389,8 +391,10 @@ func (p *period) addLogSpans(recs []schema.Record) {
 			ts = &timingStat{}
 			p.logSpans[sp.svc] = ts
 		}
-		if len(ts.ns) < maxLogged {
-			ts.add(float64(sp.last-sp.first), recs[0].TraceID, true)
+		for range w {
+			if len(ts.ns) < maxLogged {
+				ts.add(float64(sp.last-sp.first), recs[0].TraceID, true)
+			}
 		}
 	}
 }
@@ -414,7 +418,7 @@ type statedPairs struct {
 // trace that state a duration, one of its template in the trace. Clocks
 // of different services disagree, so a line cannot be told by its time to
 // belong to one of several calls; a trace with one call is unambiguous.
-func (p *period) addStated(recs []schema.Record, span *schema.Record, peer string) {
+func (p *period) addStated(recs []schema.Record, span *schema.Record, peer string, w int) {
 	var lines []int      // the peer's lines stating a duration, one per template
 	var stated []float64 // what each of them states
 	var dup []string
@@ -449,10 +453,12 @@ func (p *period) addStated(recs []schema.Record, span *schema.Record, peer strin
 			sp = &statedPairs{}
 			p.stated[k] = sp
 		}
-		if len(sp.client) < maxLogged {
-			sp.client = append(sp.client, float64(span.Duration))
-			sp.stated = append(sp.stated, d)
-			sp.ids = append(sp.ids, recs[i].TraceID)
+		for range w {
+			if len(sp.client) < maxLogged {
+				sp.client = append(sp.client, float64(span.Duration))
+				sp.stated = append(sp.stated, d)
+				sp.ids = append(sp.ids, recs[i].TraceID)
+			}
 		}
 	}
 }

@@ -426,7 +426,9 @@ func templateOf(r *schema.Record) string {
 // adds it to its service, then its calls' waits and its own work
 // (addCallTimes). A leaf span that names the peer it called
 // (something uninstrumented) is also reported to onPeer, when not nil.
-func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string, failed bool)) {
+// The trace stands for w alike (sample.go): each of its samples and
+// counts is added w times, its spans indexed once.
+func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string, failed bool, n int), w int) {
 	p.indexSpans(recs)
 	tm := &p.timing
 	child := func(id schema.SpanID) time.Duration {
@@ -450,11 +452,11 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			// the peer's, not the caller's.
 			self := max(r.Duration-child(r.SpanID), 0)
 			sp := p.service(r.Service)
-			sp.selfNs = append(sp.selfNs, float64(self))
+			sp.selfNs = appendN(sp.selfNs, float64(self), w)
 			if sp.opSelfNs == nil {
 				sp.opSelfNs = map[string][]float64{}
 			}
-			sp.opSelfNs[r.Name] = append(sp.opSelfNs[r.Name], float64(self))
+			sp.opSelfNs[r.Name] = appendN(sp.opSelfNs[r.Name], float64(self), w)
 		}
 		if peer != "" && peer != r.Service {
 			if r.IsError() && r.Body != "" && len(p.failedCalls) < maxFailedCalls {
@@ -464,27 +466,35 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 				p.failedCalls[strings.Clone(r.Body)] = peer
 			}
 			if onPeer != nil {
-				onPeer(r.Service, peer, r.IsError())
+				onPeer(r.Service, peer, r.IsError(), w)
 			}
 			if calls == nil {
 				calls = map[string][]int{}
 			}
 			calls[peer] = append(calls[peer], i)
 			ps := p.service(peer)
-			ps.peerNs = append(ps.peerNs, float64(r.Duration))
+			ps.peerNs = appendN(ps.peerNs, float64(r.Duration), w)
 			if r.IsError() {
-				ps.peerErrors++
+				ps.peerErrors += w
 			}
 		}
 	}
 	for peer, cs := range calls {
 		if len(cs) == 1 && !recs[cs[0]].IsError() {
-			p.addStated(recs, &recs[cs[0]], peer)
+			p.addStated(recs, &recs[cs[0]], peer, w)
 		}
 	}
-	p.addLogSpans(recs)
-	p.addUncovered(recs)
-	p.addCallTimes(recs)
+	p.addLogSpans(recs, w)
+	p.addUncovered(recs, w)
+	p.addCallTimes(recs, w)
+}
+
+// appendN appends v to s n times.
+func appendN[T any](s []T, v T, n int) []T {
+	for range n {
+		s = append(s, v)
+	}
+	return s
 }
 
 // peerAttrs are the attributes that name a call's peer, in the order

@@ -168,7 +168,7 @@ func TestBehaviourIgnoresTrafficMix(t *testing.T) {
 			for j := range recs {
 				p.add(&recs[j], 0)
 			}
-			p.addBehaviour(recs)
+			p.addBehaviour(recs, 1)
 		}
 		return p
 	}
@@ -209,7 +209,7 @@ func TestBehaviourCutShort(t *testing.T) {
 			for j := range recs {
 				p.add(&recs[j], 0)
 			}
-			p.addBehaviour(recs)
+			p.addBehaviour(recs, 1)
 		}
 		return p
 	}
@@ -246,7 +246,7 @@ func TestBehaviourBeganBeforeWindow(t *testing.T) {
 			for j := range recs {
 				p.add(&recs[j], 0)
 			}
-			p.addBehaviour(recs)
+			p.addBehaviour(recs, 1)
 		}
 	}
 	baseline := func(olderDone, newerDone bool) *period {

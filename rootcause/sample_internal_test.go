@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/sim"
 )
 
 // sampleStore is a store of records in time order that reads errors only
@@ -43,7 +44,7 @@ func (m *sampleStore) WindowRecords(_ context.Context, q schema.WindowQuery) ite
 // TestStreamedReadKeepsTracesWhole: a period read with a small sampling
 // budget holds every failing trace whole, and hands every other trace,
 // whole and in order, to its learner once, or leaves it out of the
-// sample; a trace taken at 1 in k weighs k (the learner sees it k times).
+// sample; a trace taken at 1 in k weighs k (its learner is given that weight).
 // Every record is profiled, and copies of records are found in traces
 // held and streamed alike.
 func TestStreamedReadKeepsTracesWhole(t *testing.T) {
@@ -93,7 +94,7 @@ func TestStreamedReadKeepsTracesWhole(t *testing.T) {
 	}
 	learnt := map[schema.TraceID]int{}
 	smp := newSampler(300)
-	l, err := readPeriod(context.Background(), st, newPeriod(t0, to), Options{}, 0, smp, hold, func(p *period, got []schema.Record) {
+	l, err := readPeriod(context.Background(), st, newPeriod(t0, to), Options{}, 0, smp, hold, func(p *period, got []schema.Record, w int) {
 		id := got[0].TraceID
 		if failing[id] {
 			t.Fatalf("failing trace %s streamed", id)
@@ -107,7 +108,7 @@ func TestStreamedReadKeepsTracesWhole(t *testing.T) {
 				t.Fatalf("trace %s record %d is %q at %s, want %q at %s", id, x, got[x].Body, got[x].Time, want[x].Body, want[x].Time)
 			}
 		}
-		learnt[id]++
+		learnt[id] += w
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestStreamedTraceStaysOpenWhileItsSpanRuns(t *testing.T) {
 		}
 		var got [][]schema.Record
 		l, err := readPeriod(context.Background(), &sampleStore{recs: recs}, newPeriod(t0, t0.Add(time.Hour)), Options{}, 0, nil, nil,
-			func(_ *period, recs []schema.Record) { got = append(got, slices.Clone(recs)) })
+			func(_ *period, recs []schema.Record, _ int) { got = append(got, slices.Clone(recs)) })
 		if err != nil || l.n != 2 {
 			t.Fatalf("read %d records: %v", l.n, err)
 		}
@@ -217,9 +218,9 @@ func TestStreamedStringsAreOwn(t *testing.T) {
 	}
 	p := newPeriod(t0, t0.Add(time.Hour))
 	var ids []schema.TraceID
-	_, err := readPeriod(context.Background(), &sampleStore{recs: recs}, p, Options{}, 0, nil, nil, func(p *period, recs []schema.Record) {
+	_, err := readPeriod(context.Background(), &sampleStore{recs: recs}, p, Options{}, 0, nil, nil, func(p *period, recs []schema.Record, _ int) {
 		ids = append(ids, recs[0].TraceID)
-		p.addSelfTimes(recs, nil)
+		p.addSelfTimes(recs, nil, 1)
 	})
 	if err != nil || len(ids) != 50 {
 		t.Fatalf("learnt %d traces of 50: %v", len(ids), err)
@@ -344,4 +345,129 @@ func TestPackedRecordIsTheRecord(t *testing.T) {
 	if p := pack(&r, ids); p.full == nil {
 		t.Error("a record with a string the interner did not index is packed")
 	}
+}
+
+// TestWeightedLearningIsRepeatedLearning: a trace that stands for w
+// (sample.go) is learnt once with weight w, and adds what learning it w
+// times adds: the same samples, counts, operations, calls and edges. The
+// weight saves the work of indexing the trace w times over, not a
+// thing it tells.
+func TestWeightedLearningIsRepeatedLearning(t *testing.T) {
+	for i, topo := range sim.AllTopologies() {
+		t.Run(topo, func(t *testing.T) {
+			inc, err := sim.Generate(sim.Config{Seed: int64(11 + i), Topology: topo, Baseline: 2 * time.Minute,
+				Window: 3 * time.Minute, TracesPerSecond: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			weightedIsRepeated(t, inc)
+		})
+	}
+}
+
+func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
+	byTrace := map[schema.TraceID][]schema.Record{}
+	var ids []schema.TraceID
+	for _, r := range inc.Records {
+		if r.TraceID == "" {
+			continue
+		}
+		if byTrace[r.TraceID] == nil {
+			ids = append(ids, r.TraceID)
+		}
+		byTrace[r.TraceID] = append(byTrace[r.TraceID], r)
+	}
+	from, to := inc.Truth.Window.From, inc.Truth.Window.To
+	const w = 3
+	learnt := func(weighted bool) (*period, *traceVotes) {
+		p := newPeriod(from, to)
+		tv := newTraceVotes(p, Options{})
+		learn := tv.learner(Options{})
+		for _, id := range ids {
+			recs := byTrace[id]
+			slices.SortStableFunc(recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+			if weighted {
+				learn(p, recs, w)
+				continue
+			}
+			for range w {
+				learn(p, recs, 1)
+			}
+		}
+		return p, tv
+	}
+	pw, tw := learnt(true)
+	pr, tr := learnt(false)
+	if len(ids) < 100 || len(pr.services) < 3 || len(pr.ops) == 0 || len(tr.edges) == 0 || len(pr.timing.edges)+len(pr.timing.work) == 0 {
+		t.Fatalf("too little learnt to compare: %d traces, %d services, %d operations, %d edges", len(ids), len(pr.services), len(pr.ops), len(tr.edges))
+	}
+	sorted := func(s []float64) []float64 { s = slices.Clone(s); slices.Sort(s); return s }
+	same := func(what string, a, b any) {
+		t.Helper()
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: weighted %v, repeated %v", what, a, b)
+		}
+	}
+	same("traces", tw.traces, tr.traces)
+	same("edges", tw.edges, tr.edges)
+	same("callees", pw.callees, pr.callees)
+	for svc, r := range pr.services {
+		w := pw.services[svc]
+		if w == nil {
+			t.Errorf("service %s learnt only repeated", svc)
+			continue
+		}
+		same(svc+" self times", sorted(w.selfNs), sorted(r.selfNs))
+		same(svc+" callers' waits", sorted(w.peerNs), sorted(r.peerNs))
+		same(svc+" callers' failed calls", w.peerErrors, r.peerErrors)
+		for op, ns := range r.opSelfNs {
+			same(svc+" "+op+" self times", sorted(w.opSelfNs[op]), sorted(ns))
+		}
+	}
+	same("operations", len(pw.ops), len(pr.ops))
+	for k, r := range pr.ops {
+		w := pw.ops[k]
+		if w == nil {
+			t.Errorf("operation %v learnt only repeated", k)
+			continue
+		}
+		same(fmt.Sprint(k, " units"), [3]int{w.units, w.traces, w.failUnits}, [3]int{r.units, r.traces, r.failUnits})
+		same(fmt.Sprint(k, " events"), w.events, r.events)
+		same(fmt.Sprint(k, " events in failing traces"), w.failEvents, r.failEvents)
+		same(fmt.Sprint(k, " first events"), w.first, r.first)
+	}
+	stats := func(what string, w, r *timingStat) {
+		t.Helper()
+		if w == nil || r == nil {
+			same(what+" present", w != nil, r != nil)
+			return
+		}
+		same(what+" samples", sorted(w.ns), sorted(r.ns))
+		same(what+" failed", w.failed, r.failed)
+		wi, ri := slices.Clone(w.ids), slices.Clone(r.ids)
+		slices.Sort(wi)
+		slices.Sort(ri)
+		same(what+" traces", wi, ri)
+	}
+	for k, r := range pr.timing.edges {
+		stats(fmt.Sprint("wait ", k), pw.timing.edges[k], r)
+	}
+	for k, r := range pr.timing.work {
+		stats(fmt.Sprint("work ", k), pw.timing.work[k], r)
+	}
+	for k, r := range pr.logSpans {
+		stats("log span "+k, pw.logSpans[k], r)
+	}
+	for k, r := range pr.uncovered {
+		stats("uncovered "+k, pw.uncovered[k], r)
+	}
+	same("trace durations", pw.timing.durs, pr.timing.durs)
+	reached := func(rc reached) map[string][]int64 {
+		out := map[string][]int64{}
+		for svc, at := range rc.at {
+			out[svc] = slices.Sorted(slices.Values(at))
+		}
+		return out
+	}
+	same("reached", reached(tw.reached), reached(tr.reached))
 }

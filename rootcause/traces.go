@@ -151,17 +151,13 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	wt := max(window.failK, 1)
 	window.each(func(recs []schema.Record) {
 		if !anyError(recs) {
-			for range wt {
-				learn(w, recs) // a trace fails only by an error record: nothing to explain
-			}
+			learn(w, recs, wt) // a trace fails only by an error record: nothing to explain
 			return
 		}
 		tv.traces += wt
-		for range wt {
-			w.addSelfTimes(recs, tv.edge)
-			w.addBehaviour(recs)
-			tv.addEdges(recs, opt.Off[ruleSpanlessEntry])
-		}
+		w.addSelfTimes(recs, tv.edge, wt)
+		w.addBehaviour(recs, wt)
+		tv.addEdges(recs, opt.Off[ruleSpanlessEntry], wt)
 		served := tv.rollouts.served(recs)
 		res := sr.explain(recs, opt.Correlate)
 		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
@@ -239,12 +235,12 @@ func newTraceVotes(w *period, opt Options) *traceVotes {
 // reached each service (for the versions that served it, once known).
 func (tv *traceVotes) learner(opt Options) learner {
 	entryOff := opt.Off[ruleSpanlessEntry]
-	return func(w *period, recs []schema.Record) {
-		tv.traces++
-		w.addSelfTimes(recs, tv.edge)
-		w.addBehaviour(recs)
-		tv.addEdges(recs, entryOff)
-		tv.reached.add(recs)
+	return func(w *period, recs []schema.Record, n int) {
+		tv.traces += n
+		w.addSelfTimes(recs, tv.edge, n)
+		w.addBehaviour(recs, n)
+		tv.addEdges(recs, entryOff, n)
+		tv.reached.add(recs, n)
 	}
 }
 
@@ -808,8 +804,8 @@ func spanlessEntry(recs []schema.Record) (svc string, from, to time.Time) {
 }
 
 // addEdges records caller -> callee service pairs from the span tree
-// (and, unless entryOff, spanless_entry's).
-func (tv *traceVotes) addEdges(recs []schema.Record, entryOff bool) {
+// (and, unless entryOff, spanless_entry's), of w traces alike.
+func (tv *traceVotes) addEdges(recs []schema.Record, entryOff bool, w int) {
 	svcOf := map[schema.SpanID]*schema.Record{}
 	for i := range recs {
 		if recs[i].Type == schema.TypeSpan {
@@ -849,20 +845,21 @@ func (tv *traceVotes) addEdges(recs []schema.Record, entryOff bool) {
 		if from == r.Service || from == "" || r.Service == "" {
 			continue
 		}
-		tv.edge(from, r.Service, r.IsError())
+		tv.edge(from, r.Service, r.IsError(), w)
 	}
 }
 
-func (tv *traceVotes) edge(from, to string, failed bool) {
+// edge counts n calls from -> to.
+func (tv *traceVotes) edge(from, to string, failed bool, n int) {
 	k := [2]string{from, to}
 	e := tv.edges[k]
 	if e == nil {
 		e = &Edge{From: from, To: to}
 		tv.edges[k] = e
 	}
-	e.Calls++
+	e.Calls += n
 	if failed {
-		e.Errors++
+		e.Errors += n
 	}
 }
 
