@@ -159,7 +159,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		if first.After(baseFrom) {
 			baseFrom = first
 		}
-		base := profile(nil, baseFrom, q.From, 0)
+		base := profile(nil, baseFrom, q.From, 0, false)
 		if baseFrom.Before(q.From) {
 			if base, err = readBase(ctx, st, baseFrom, q.From, opt, false); err != nil {
 				return nil, err
@@ -304,9 +304,12 @@ func (l *loaded) copyOf(i int32, r *schema.Record) (same, sameTime bool) {
 func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.get, f) }
 
 // profile profiles records already in memory, holding them all; buckets
-// is the resolution of the error timeline (0 for none).
-func profile(recs []schema.Record, from, to time.Time, buckets int) *loaded {
+// is the resolution of the error timeline (0 for none). A window's
+// timings keep their traces (examples, and the traces a rule notes); a
+// baseline's need only their durations.
+func profile(recs []schema.Record, from, to time.Time, buckets int, window bool) *loaded {
 	l := &loaded{n: len(recs), held: len(recs), p: newPeriod(from, to)}
+	l.p.timing.keep = window
 	for len(recs) > 0 {
 		c := recs[:min(len(recs), chunkLen)]
 		l.chunks = append(l.chunks, c)
@@ -444,8 +447,8 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
 	opt = opt.withDefaults()
-	rep, _, _ := analyze(profile(window, q.From, q.To, opt.Buckets), func() (*loaded, error) {
-		return profile(baseline, baseWin.From, baseWin.To, 0), nil
+	rep, _, _ := analyze(profile(window, q.From, q.To, opt.Buckets, true), func() (*loaded, error) {
+		return profile(baseline, baseWin.From, baseWin.To, 0, false), nil
 	}, q, opt, nil)
 	return rep
 }

@@ -134,8 +134,9 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }
 
-// addLogged keeps the duration a log line of ts states.
-func (ts *templateStat) addLogged(r *schema.Record) {
+// addLogged keeps the duration a log line of ts states, and, with keep
+// (the window's), its trace.
+func (ts *templateStat) addLogged(r *schema.Record, keep bool) {
 	d, ok := loggedDuration(r.Body)
 	if !ok {
 		return
@@ -144,7 +145,7 @@ func (ts *templateStat) addLogged(r *schema.Record) {
 		ts.logged = &timingStat{}
 	}
 	if len(ts.logged.ns) < maxLogged {
-		ts.logged.add(d, r.TraceID, true)
+		ts.logged.add(d, r.TraceID, keep)
 	}
 }
 
@@ -345,7 +346,7 @@ func (p *period) addUncovered(recs []schema.Record, w int) {
 	}
 	for range w {
 		if len(ts.ns) < maxLogged {
-			ts.add(max(0, stated-covered), recs[0].TraceID, true)
+			ts.add(max(0, stated-covered), recs[0].TraceID, p.timing.keep)
 		}
 	}
 }
@@ -393,7 +394,7 @@ func (p *period) addLogSpans(recs []schema.Record, w int) {
 		}
 		for range w {
 			if len(ts.ns) < maxLogged {
-				ts.add(float64(sp.last-sp.first), recs[0].TraceID, true)
+				ts.add(float64(sp.last-sp.first), recs[0].TraceID, p.timing.keep)
 			}
 		}
 	}

@@ -386,7 +386,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 	if r.Type == schema.TypeLog && !isErr && !sp.spans {
 		// A service's own spans time it better (call_timing); only one
 		// without spans is timed by its lines (logged_timing).
-		ts.addLogged(r)
+		ts.addLogged(r, p.timing.keep)
 	}
 	if isErr {
 		ts.errors++
