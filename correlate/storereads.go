@@ -152,11 +152,17 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 	return s, nil
 }
 
+// heldAttrs are the attributes of the records errorsRead holds: those the
+// rules read (AttrKeys, and the version a record was served by). Held
+// projected, records with the same ones share one map (the store's
+// projection), rather than each a map of every attribute it has.
+var heldAttrs = append(slices.Clip(AttrKeys), schema.AttrServiceVersion)
+
 // part reads the errors and warnings of service in [from, to), at most
 // one more than errorsPartCap.
 func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) ([]schema.Record, error) {
 	var out []schema.Record
-	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1}
+	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1, Attrs: heldAttrs}
 	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, err
