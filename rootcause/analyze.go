@@ -151,7 +151,11 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	// The baseline is read and profiled on another core while the
 	// window's traces are explained.
 	loadBase := func() (*loaded, error) {
-		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, q, win.n))
+		covered := q.To.Sub(q.From)
+		if win.cut {
+			covered = win.last.Sub(win.first)
+		}
+		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, covered, win.n))
 		first, last, err := st.Bounds(ctx)
 		if err != nil || first.IsZero() {
 			first, last = baseFrom, time.Time{}
@@ -211,14 +215,17 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 // baselineSpan is how far before the window the baseline reaches: the
 // configured duration, shortened so that at the window's record rate it
 // holds about BaselineRecords(n) records. A busy system's hour before the
-// window would otherwise cost many times the window to read.
-func baselineSpan(want time.Duration, q Query, n int) time.Duration {
-	win := q.To.Sub(q.From)
+// window would otherwise cost many times the window to read. The rate is
+// the read's: n records over covered, the time they span (the window's,
+// or, when the read was cut at the record limit, that of the newest
+// records it kept; the window's whole length would halve the rate of a
+// window cut in half, and double the baseline).
+func baselineSpan(want, covered time.Duration, n int) time.Duration {
 	limit := BaselineRecords(n)
-	if n <= limit {
+	if n <= limit || covered <= 0 {
 		return want
 	}
-	return min(want, time.Duration(float64(win)*float64(limit)/float64(n)))
+	return min(want, time.Duration(float64(covered)*float64(limit)/float64(n)))
 }
 
 // BaselineRecords is about how many baseline records the analysis reads for
