@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -68,6 +69,9 @@ type codecs struct {
 	// payloads recycles the buffers of uncompressed payloads between
 	// blocks (*[]byte): a payload is garbage once compressed.
 	payloads sync.Pool
+	// decoded counts the blocks decoded, for the tests of what a read
+	// leaves unread.
+	decoded atomic.Int64
 }
 
 // newCodecs makes a DB's zstd encoder (nil for a reader) and decoder.
@@ -333,6 +337,7 @@ func (c *codecs) makeBlock(encs []encoded) *block {
 // order (time, then insertion). The entries' rec strings share one fresh
 // buffer.
 func (c *codecs) decodeBlock(data []byte) ([]entry, error) {
+	c.decoded.Add(1)
 	p, err := c.dec.DecodeAll(data, nil)
 	if err != nil {
 		return nil, corrupt(err)

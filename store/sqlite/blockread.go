@@ -159,24 +159,26 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 		if limit <= smallRead {
 			ahead = 0
 		}
+		// Newest: the oldest records over the limit are passed over, and
+		// the blocks that hold none but those are not read (newest.go).
+		var drop int64
+		blocksFrom := from
+		if q.Newest && db.mayExceed(ctx, q, from, to, limit) {
+			c, err := db.windowCount(ctx, q, from, to, limit)
+			if err != nil {
+				cancel()
+				yield(schema.Record{}, windowError(what, explain(err)))
+				return
+			}
+			drop, blocksFrom = c.drop, c.from
+		}
 		ch := make(chan windowChunk, ahead)
-		go db.produceBlocks(ctx, q, from, to, ch)
+		go db.produceBlocks(ctx, q, blocksFrom, from, to, ch)
 		defer func() {
 			cancel()
 			for range ch {
 			}
 		}()
-		// Newest: the oldest records over the limit are passed over
-		// (newest.go).
-		var drop int64
-		if q.Newest && db.mayExceed(ctx, q, from, to, limit) {
-			n, err := db.windowCount(ctx, q, from, to)
-			if err != nil {
-				yield(schema.Record{}, windowError(what, explain(err)))
-				return
-			}
-			drop = max(n-int64(limit), 0)
-		}
 		if err := mergeBlocks(ch, q.Service, keep, drop, limit, backend.SkippedFrom(ctx), yield); err != nil {
 			yield(schema.Record{}, windowError(what, explain(err)))
 		}
@@ -218,7 +220,9 @@ func windowBlocksWhere(q schema.WindowQuery) string {
 // block that cannot be decoded is skipped and counted when ctx carries a
 // backend.Skipped (the rest of the window is still read), else it is the
 // error.
-func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to int64, ch chan<- windowChunk) {
+// The blocks read are those that end at blocksFrom or later (from, but for
+// a read of the newest records: newest.go).
+func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFrom, from, to int64, ch chan<- windowChunk) {
 	defer close(ch)
 	skip := backend.SkippedFrom(ctx)
 	err := func() error {
@@ -227,7 +231,7 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, from, to 
 			return err
 		}
 		sqlText, bySvc := windowBlocksSQL(q)
-		args := []any{to, from}
+		args := []any{to, blocksFrom}
 		if bySvc {
 			args = append(args, servicesKey(q.Service))
 		}

@@ -58,3 +58,56 @@ func TestNewestIsTheTailOfTheRead(t *testing.T) {
 		}
 	}
 }
+
+// TestNewestLeavesOlderBlocksUnread: of a window written over time (a
+// batch after another, each its own block), a read of its newest records
+// reads the blocks that hold them and those across the cut, not the
+// blocks that hold none but older records: it decodes a few blocks where
+// a whole read decodes every one, and yields the same records.
+func TestNewestLeavesOlderBlocksUnread(t *testing.T) {
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "n.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const batches, each = 40, 50
+	for b := range batches {
+		var recs []schema.Record
+		for i := range each {
+			at := blockBase.Add(time.Duration(b*each+i) * time.Millisecond)
+			if b%10 == 9 && i == 0 {
+				at = at.Add(-3 * time.Millisecond) // a batch that reaches into the one before
+			}
+			recs = append(recs, schema.Record{Time: at, TraceID: schema.TraceID(fmt.Sprintf("%032x", b*each+i)),
+				Service: "svc", Severity: schema.SeverityInfo, Body: fmt.Sprintf("b%d-r%d", b, i)})
+		}
+		if err := db.WriteBatch(t.Context(), recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from, to := blockBase, blockBase.Add(time.Hour)
+	decoded := func() int64 { return db.zstd.decoded.Load() }
+	start := decoded()
+	whole := collect(t, db.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to, Limit: 1 << 20}))
+	all := decoded() - start
+	if len(whole) != batches*each || all < batches {
+		t.Fatalf("a whole read: %d records from %d blocks; want %d from %d or more", len(whole), all, batches*each, batches)
+	}
+	for _, limit := range []int{1, each * 3, each*3 + 7, each*10 - 1} {
+		start := decoded()
+		got := collect(t, db.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to, Newest: true, Limit: limit}))
+		n := decoded() - start
+		want := whole[len(whole)-limit:]
+		if len(got) != len(want) {
+			t.Fatalf("newest %d: %d records", limit, len(got))
+		}
+		for i := range got {
+			if got[i].Body != want[i].Body {
+				t.Fatalf("newest %d: record %d is %s, want %s", limit, i, got[i].Body, want[i].Body)
+			}
+		}
+		if most := int64(limit/each + 4); n > most {
+			t.Errorf("newest %d of %d blocks of %d: %d blocks decoded, want at most %d", limit, batches, each, n, most)
+		}
+	}
+}
