@@ -105,6 +105,12 @@ func (t *timingStat) addN(ns float64, id schema.TraceID, keep bool, n int) {
 	}
 }
 
+// addLogged is addN up to maxLogged samples in all: what lines state is
+// kept of the first maxLogged.
+func (t *timingStat) addLogged(ns float64, id schema.TraceID, keep bool, n int) {
+	t.addN(ns, id, keep, min(n, maxLogged-len(t.ns)))
+}
+
 func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 	t.ns = append(t.ns, ns)
 	if !keep {

@@ -144,9 +144,7 @@ func (ts *templateStat) addLogged(r *schema.Record, keep bool) {
 	if ts.logged == nil {
 		ts.logged = &timingStat{}
 	}
-	if len(ts.logged.ns) < maxLogged {
-		ts.logged.add(d, r.TraceID, keep)
-	}
+	ts.logged.addLogged(d, r.TraceID, keep, 1)
 }
 
 // loggedShift pools how a service's stated durations moved, over the
@@ -344,11 +342,7 @@ func (p *period) addUncovered(recs []schema.Record, w int) {
 		ts = &timingStat{}
 		p.uncovered[svc] = ts
 	}
-	for range w {
-		if len(ts.ns) < maxLogged {
-			ts.add(max(0, stated-covered), recs[0].TraceID, p.timing.keep)
-		}
-	}
+	ts.addLogged(max(0, stated-covered), recs[0].TraceID, p.timing.keep, w)
 }
 
 // addLogSpans accounts, per service in one trace's records, the time from
@@ -392,11 +386,7 @@ func (p *period) addLogSpans(recs []schema.Record, w int) {
 			ts = &timingStat{}
 			p.logSpans[sp.svc] = ts
 		}
-		for range w {
-			if len(ts.ns) < maxLogged {
-				ts.add(float64(sp.last-sp.first), recs[0].TraceID, p.timing.keep)
-			}
-		}
+		ts.addLogged(float64(sp.last-sp.first), recs[0].TraceID, p.timing.keep, w)
 	}
 }
 
