@@ -428,12 +428,9 @@ func usualError(ctx context.Context, st WindowStore, svc string, sig schema.Sign
 func steadySince(ctx context.Context, st WindowStore, svc string, at time.Time, r rise,
 	match func(*schema.Record) bool) (bool, error) {
 	end := at.Add(-r.recentLen)
-	from := end.Add(-usualBefore)
-	for rec, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: end, Limit: 1}) {
-		if err != nil {
-			return false, err
-		}
-		from = rec.Time // the store's first record in the stretch
+	from, err := firstTime(ctx, st, end.Add(-usualBefore), end)
+	if err != nil {
+		return false, err
 	}
 	quarter := end.Sub(from) / 4
 	if quarter <= 0 {
@@ -444,4 +441,16 @@ func steadySince(ctx context.Context, st WindowStore, svc string, at time.Time, 
 		return false, err
 	}
 	return 3*float64(n)/quarter.Minutes() >= max(r.perMinute(true), r.perMinute(false)), nil
+}
+
+// firstTime is the time of st's first record in [from, to), from when it
+// holds none.
+func firstTime(ctx context.Context, st WindowStore, from, to time.Time) (time.Time, error) {
+	for rec, err := range st.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: 1}) {
+		if err != nil {
+			return from, err
+		}
+		return rec.Time, nil
+	}
+	return from, nil
 }

@@ -87,12 +87,36 @@ func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) it
 	}
 }
 
+// firstTimer is a store that tells the time of its first record in a
+// stretch without sending the record (ClickHouse's min(Timestamp) reads
+// one column, where a read of the first record sorts every column of the
+// stretch).
+type firstTimer interface {
+	FirstTime(ctx context.Context, from, to time.Time) (at time.Time, ok bool, err error)
+}
+
 // first answers a read of q's first record, from what an earlier read of
-// the same window found when there was one.
+// the same window found when there was one; of a store that tells the
+// time of its first record alone (firstTimer), a record of that time.
 func (e *errorsRead) first(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		key := [2]int64{q.From.UnixNano(), q.To.UnixNano()}
 		r, ok := e.firsts[key]
+		if ft, can := e.WindowStore.(firstTimer); can && !ok {
+			// Only its time is read (steadySince's question).
+			at, some, err := ft.FirstTime(ctx, q.From, q.To)
+			if err != nil {
+				yield(schema.Record{}, err)
+				return
+			}
+			if some {
+				r = &schema.Record{Time: at}
+			}
+			if e.firsts == nil {
+				e.firsts = map[[2]int64]*schema.Record{}
+			}
+			e.firsts[key], ok = r, true
+		}
 		if !ok {
 			for rec, err := range e.WindowStore.WindowRecords(ctx, q) {
 				if err != nil {

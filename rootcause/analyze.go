@@ -134,7 +134,11 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		if opt.SampleAbove > 0 {
 			smp = newSampler(opt.SampleAbove)
 		}
-		win, err := readPeriod(ctx, newestFirst{st}, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
+		src, err := sampleOnServer(ctx, st, smp, q.From, q.To, failK, opt.Limit)
+		if err != nil {
+			return nil, err
+		}
+		win, err := readPeriod(ctx, src, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
 		if win != nil {
 			win.votes = tv
 			win.failK = failK
@@ -254,7 +258,9 @@ type loaded struct {
 	// n counts the records read, held those kept in chunks: every one of
 	// records already in memory (profile), the failing traces' of a read
 	// (readPeriod), whose other traces were learnt from as they streamed.
-	n, held int
+	// When the store drew the sample (sampler.server), n counts the
+	// records of the period as it counted them, and sent those it sent.
+	n, held, sent int
 	// sample, when not nil, chose the streamed traces learnt from and
 	// weighed them.
 	sample *sampler
@@ -323,7 +329,7 @@ func profile(recs []schema.Record, from, to time.Time, buckets int, window bool)
 		recs = recs[len(c):]
 	}
 	for i := range int32(l.n) {
-		l.visit(i, &l.chunks[i/chunkLen][i%chunkLen], buckets)
+		l.visit(i, &l.chunks[i/chunkLen][i%chunkLen], buckets, 1)
 	}
 	return l
 }
@@ -332,7 +338,7 @@ func profile(recs []schema.Record, from, to time.Time, buckets int, window bool)
 // in its trace: the same file loaded twice, or a batch shipped twice, would
 // otherwise double a service's rates. Records arrive in time order, so a
 // copy of a record is among the last ones of its trace, at the same time.
-func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
+func (l *loaded) visit(i int32, r *schema.Record, buckets, n int) (kept bool) {
 	if r.TraceID != "" {
 		if l.traces.idx == nil {
 			l.traces.idx = map[schema.TraceID][]int32{}
@@ -350,7 +356,7 @@ func (l *loaded) visit(i int32, r *schema.Record, buckets int) (kept bool) {
 		}
 		l.traces.idx[r.TraceID] = append(list, i)
 	}
-	l.p.add(r, buckets)
+	l.p.addN(r, buckets, n)
 	return true
 }
 
@@ -416,7 +422,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 				// may be kept (timings name their traces): the copy.
 				ownStrings(r, &in)
 				dt.ownID(r)
-				l.p.add(r, buckets)
+				l.p.addN(r, buckets, smp.weight(r, true))
 				continue
 			}
 			// Its own strings: a view of the store's block would keep the
@@ -425,7 +431,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			// copied. It is held packed, as an open trace's are.
 			ids := ownStrings(r, &in)
 			dt.detach(r)
-			if l.visit(int32(l.held), r, buckets) {
+			if l.visit(int32(l.held), r, buckets, smp.weight(r, true)) {
 				if l.held%chunkLen == 0 {
 					l.packs = append(l.packs, make([]packed, chunkLen))
 				}
@@ -439,13 +445,20 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			l.dups++
 			continue
 		}
-		l.p.add(r, buckets)
+		l.p.addN(r, buckets, smp.weight(r, false))
 	}
 	as.sweep(time.Time{}, done)
 	// The failing traces read: dt gave each its own id, the held ones
 	// and those the sample left out alike.
 	l.failing, l.failLeft = len(dt.ids), len(dt.ids)-len(l.traces.idx)
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
+	if smp != nil && smp.server {
+		// The store sent the sample: the window is what it counted, and
+		// the healthy traces left out are those it holds beyond the ones
+		// the read met.
+		l.sent, l.n = l.n, max(l.n, smp.records)
+		smp.dropped = max(smp.dropped, smp.traces-smp.kept-l.failing)
+	}
 	return l, nil
 }
 

@@ -134,9 +134,9 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }
 
-// addLogged keeps the duration a log line of ts states, and, with keep
-// (the window's), its trace.
-func (ts *templateStat) addLogged(r *schema.Record, keep bool) {
+// addLogged keeps the duration a log line of ts states, n times (the lines
+// it stands for), and, with keep (the window's), its trace.
+func (ts *templateStat) addLogged(r *schema.Record, keep bool, n int) {
 	d, ok := loggedDuration(r.Body)
 	if !ok {
 		return
@@ -144,7 +144,7 @@ func (ts *templateStat) addLogged(r *schema.Record, keep bool) {
 	if ts.logged == nil {
 		ts.logged = &timingStat{}
 	}
-	ts.logged.addLogged(d, r.TraceID, keep, 1)
+	ts.logged.addLogged(d, r.TraceID, keep, n)
 }
 
 // loggedShift pools how a service's stated durations moved, over the

@@ -322,8 +322,18 @@ func (p *period) service(name string) *serviceProfile {
 }
 
 // add accounts one record; spans' self time is added separately, per trace.
-func (p *period) add(r *schema.Record, buckets int) {
-	p.records++
+func (p *period) add(r *schema.Record, buckets int) { p.addN(r, buckets, 1) }
+
+// addN accounts a record that stands for n of its kind: a record of a
+// trace in a sample a store drew (readPeriod), counted as many times as
+// there are traces the sample stands for. Only records that are not
+// alerts (schema.Record.IsAlert) stand for more than one, the stores
+// sending every alert: they add n to the period's and their service's
+// records and to their template's count and stated durations; what they
+// tell once (a name, a version, the time a template was first seen) they
+// tell once.
+func (p *period) addN(r *schema.Record, buckets, n int) {
+	p.records += n
 	if p.active == nil {
 		p.active = map[int64]struct{}{}
 	}
@@ -338,7 +348,7 @@ func (p *period) add(r *schema.Record, buckets int) {
 		}
 	}
 	sp := p.service(r.Service)
-	sp.records++
+	sp.records += n
 	sp.addVersions(r)
 	if r.Type == schema.TypeSpan {
 		sp.spans = true
@@ -382,11 +392,11 @@ func (p *period) add(r *schema.Record, buckets int) {
 		}
 		sp.templates[tmpl] = ts
 	}
-	ts.count++
+	ts.count += n
 	if r.Type == schema.TypeLog && !isErr && !sp.spans {
 		// A service's own spans time it better (call_timing); only one
 		// without spans is timed by its lines (logged_timing).
-		ts.addLogged(r, p.timing.keep)
+		ts.addLogged(r, p.timing.keep, n)
 	}
 	if isErr {
 		ts.errors++

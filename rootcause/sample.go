@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"maps"
 	"strings"
 	"time"
@@ -78,6 +79,13 @@ type sampler struct {
 	// k: a trace is learnt from when its hash is 0 modulo k.
 	k      uint64
 	budget int
+	// server is set when the store drew the sample (serverSample): k is
+	// then fixed, and the records it did not send (those of the traces
+	// out of the sample that are not alerts) are stood for by those it
+	// did (weight). failK is the failing traces' k (sampleFailing);
+	// records and traces are the window's, as the store counted them.
+	server                 bool
+	failK, records, traces int
 	// held counts the records of the traces learnt from since k last
 	// doubled, halved when it did (what a sample of half would hold).
 	held int
@@ -87,20 +95,26 @@ type sampler struct {
 
 func newSampler(budget int) *sampler { return &sampler{k: 1, budget: budget} }
 
-// traceHash is a trace id's place in the sample: FNV-1a of its text,
-// mixed (splitmix64's finalizer) so that its low bits are uniform even
-// for ids that differ only in a few characters.
-func traceHash(id schema.TraceID) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(id); i++ {
-		h ^= uint64(id[i])
-		h *= 1099511628211
+// traceHash is a trace id's place in the sample (schema.TraceHash, which a
+// store's server computes too).
+func traceHash(id schema.TraceID) uint64 { return schema.TraceHash(id) }
+
+// weight is how many records r stands for in its period's counts
+// (period.addN), failing telling whether its trace is one of the
+// window's failing traces: 1, but for a record of a sample the store
+// drew that is not an alert, which it sent only for the traces in the
+// sample. That is the inverse of its chance to be sent (Horvitz-Thompson
+// again): 1 in k for a healthy trace's, and for a failing trace's 1 in
+// the lesser of k and failK (the store sends a failing trace whole when
+// either sample takes it, and the samples nest).
+func (s *sampler) weight(r *schema.Record, failing bool) int {
+	if s == nil || !s.server || r.TraceID == "" || r.IsAlert() {
+		return 1
 	}
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
+	if failing {
+		return min(int(s.k), s.failK)
+	}
+	return int(s.k)
 }
 
 // take is how many of the period's traces the closed trace id, of n
@@ -117,7 +131,7 @@ func (s *sampler) take(id schema.TraceID, n int) int {
 	}
 	s.kept++
 	w := int(s.k)
-	if s.held += n; s.held > s.budget {
+	if s.held += n; s.held > s.budget && !s.server {
 		s.k *= 2
 		s.held /= 2
 	}
@@ -237,6 +251,64 @@ func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int)
 	return out, nil
 }
 
+// serverSampler is a store that draws the sample of a window's traces on
+// its server (ClickHouse), sending only the records of the traces in it,
+// every alert record and every record without a trace (the methods of
+// store/clickhouse.Store of the same names).
+type serverSampler interface {
+	// WindowSize counts the records of [from, to) and, about, their
+	// traces.
+	WindowSize(ctx context.Context, from, to time.Time) (records, traces int, err error)
+	// SampledRecords is WindowRecords(q) less the records that are not
+	// alerts of the traces whose traceHash is not 0 modulo k (or, for the
+	// window's failing traces, modulo failK).
+	SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64) iter.Seq2[schema.Record, error]
+}
+
+// serverSample is a store reading a window as its server samples it, the
+// newest records first (newestFirst) when the window holds more than the
+// read's limit (else the server need not sort them twice).
+type serverSample struct {
+	Store
+	ss       serverSampler
+	k, failK uint64
+	newest   bool
+}
+
+func (s serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	q.Newest = s.newest
+	return s.ss.SampledRecords(ctx, q, s.k, s.failK)
+}
+
+// sampleOnServer is the store to read the window [from, to) from: st's
+// server sampling its traces when it can (serverSampler) and the window
+// holds more than smp's budget of records, 1 in the least power of two k
+// that brings them within it, failing traces 1 in failK; else st reading
+// the newest records first, every one of them sent and smp sampling as
+// they stream. The Options.SampleAbove records the process would learn
+// from before it samples are then all it is sent, rather than the whole
+// window: on the 10M-record window of docs/analysis-bench-big.md, about a
+// tenth.
+func sampleOnServer(ctx context.Context, st Store, smp *sampler, from, to time.Time, failK, limit int) (Store, error) {
+	ss, ok := st.(serverSampler)
+	if !ok || smp == nil {
+		return newestFirst{st}, nil
+	}
+	n, traces, err := ss.WindowSize(ctx, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("cannot count the records from %s to %s: %w", from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+	}
+	if n <= smp.budget {
+		return newestFirst{st}, nil
+	}
+	k := uint64(2)
+	for n > int(k)*smp.budget {
+		k *= 2
+	}
+	smp.k, smp.server, smp.failK, smp.records, smp.traces = k, true, max(failK, 1), n, traces
+	return serverSample{Store: st, ss: ss, k: k, failK: uint64(max(failK, 1)), newest: n > limit}, nil
+}
+
 // sampleFailing samples the failing traces of hold when there are more
 // than budget of them (budget <= 0: never): 1 in k, k the least power of
 // two that brings them within it, by the hash of their ids as the healthy
@@ -290,6 +362,10 @@ type Sampled struct {
 	FailingK    int `json:"failing_k,omitempty"`
 	Failing     int `json:"failing,omitempty"`
 	FailingHeld int `json:"failing_held,omitempty"`
+	// Sent, when the store's server drew the sample, counts the records
+	// it sent of the window's (every alert record, and the others of the
+	// traces in the sample); Traces is then its approximate count.
+	Sent int `json:"sent,omitempty"`
 }
 
 // sampled is l's Sampled, nil when it learnt from every trace.
@@ -309,6 +385,9 @@ func (l *loaded) sampled() *Sampled {
 	if l.failK > 1 {
 		out.FailingK, out.Failing, out.FailingHeld = l.failK, l.failing, l.failing-l.failLeft
 	}
+	if s != nil && s.server {
+		out.Sent = l.sent
+	}
 	return out
 }
 
@@ -324,6 +403,10 @@ func sampledWarning(s *Sampled, l *loaded) string {
 			s.Failing, s.FailingHeld, s.FailingK, s.FailingK))
 	} else {
 		parts = append(parts, "every failing trace is explained")
+	}
+	if smp := l.sample; smp != nil && smp.server {
+		return fmt.Sprintf("sampled by the store's server: %s; %.0f%% of its about %d traces read whole (%d of its %d records sent); errors and warnings are counted over all of them, the other records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",
+			strings.Join(parts, "; "), 100*s.Share, s.Traces, l.sent, l.n)
 	}
 	return fmt.Sprintf("sampled: %s; %.0f%% of its %d traces read whole; per-service counts are over all %d records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",
 		strings.Join(parts, "; "), 100*s.Share, s.Traces, l.n)

@@ -1,6 +1,10 @@
 package schema
 
-import "time"
+import (
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
 
 // RecordType tells a log record from a span.
 type RecordType uint8
@@ -68,6 +72,17 @@ func (r *Record) IsError() bool {
 	}
 	return r.Severity >= SeverityError
 }
+
+// IsAlert reports whether the record is what WindowQuery.ErrorsOnly
+// keeps: an error, or a severity of WARN or above.
+func (r *Record) IsAlert() bool { return r.IsError() || r.Severity >= SeverityWarn }
+
+// TraceHash is a trace id's place in a sample of traces: a trace is in a
+// sample of 1 in k (k a power of two) when TraceHash(id) % k == 0, so the
+// samples nest (a trace in the 1 in 2k is in the 1 in k). It is XXH64 of
+// the id's text with seed 0, which ClickHouse computes as xxHash64(TraceId),
+// so that its server draws the same sample.
+func TraceHash(id TraceID) uint64 { return xxhash.Sum64String(string(id)) }
 
 // End is the end of a span (Time for a log record).
 func (r *Record) End() time.Time { return r.Time.Add(r.Duration) }

@@ -172,7 +172,13 @@ func (s *storeFlags) open(ctx context.Context, readOnly bool, log *slog.Logger) 
 
 // logger writes warnings to stderr as plain text.
 func logger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// $FAULTLINE_LOG_LEVEL, as ingest reads it (debug shows each store
+	// query and its time); warn by default.
+	lvl := slog.LevelWarn
+	if err := lvl.UnmarshalText([]byte(e.Getenv("FAULTLINE_LOG_LEVEL"))); err != nil {
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
 
 func writeJSON(w io.Writer, v any) error {

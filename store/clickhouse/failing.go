@@ -25,11 +25,41 @@ func (s *Store) FailingTraces(ctx context.Context, from, to time.Time, limit int
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("cannot read the failing traces: %w", err)
 	}
-	if limit <= 0 {
-		limit = s.opts.WindowLimit
-	}
 	if !from.Before(to) {
 		return nil, nil
+	}
+	q, args := s.failingSQL(from, to, limit)
+	if q == "" {
+		return nil, nil
+	}
+	q += " ORDER BY TraceId"
+	t0 := time.Now()
+	rows, err := s.conn.Query(ctx, q, args...)
+	s.log.Debug("query", "took", time.Since(t0), "sql", q)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the failing traces: %w", err)
+	}
+	defer rows.Close()
+	var out []schema.TraceID
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("cannot read the failing traces: %w", err)
+		}
+		out = append(out, schema.TraceID(id))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the failing traces: %w", err)
+	}
+	return out, nil
+}
+
+// failingSQL is the statement that selects the ids of FailingTraces (in no
+// order) and its arguments; "" when the store has no table to read them
+// from.
+func (s *Store) failingSQL(from, to time.Time, limit int) (string, []any) {
+	if limit <= 0 {
+		limit = s.opts.WindowLimit
 	}
 	var sqls []string
 	var args []any
@@ -55,27 +85,8 @@ func (s *Store) FailingTraces(ctx context.Context, from, to time.Time, limit int
 		}
 	}
 	if len(sqls) == 0 {
-		return nil, nil
+		return "", nil
 	}
-	q := "SELECT DISTINCT TraceId FROM (SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") +
-		fmt.Sprintf(") ORDER BY Timestamp DESC, Kind DESC LIMIT %d) WHERE TraceId != '' AND ", limit) + isErrorCond + " ORDER BY TraceId"
-	t0 := time.Now()
-	rows, err := s.conn.Query(ctx, q, args...)
-	s.log.Debug("query", "took", time.Since(t0), "sql", q)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the failing traces: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.TraceID
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("cannot read the failing traces: %w", err)
-		}
-		out = append(out, schema.TraceID(id))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cannot read the failing traces: %w", err)
-	}
-	return out, nil
+	return "SELECT DISTINCT TraceId FROM (SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") +
+		fmt.Sprintf(") ORDER BY Timestamp DESC, Kind DESC LIMIT %d) WHERE TraceId != '' AND ", limit) + isErrorCond, args
 }

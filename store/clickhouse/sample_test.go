@@ -1,23 +1,90 @@
 package clickhouse_test
 
 import (
-	"encoding/json"
+	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/store/clickhouse"
 	"github.com/faultline/faultline/store/sqlite"
 )
 
-// TestSampledAnalysisMatchesEmbedded: with healthy and failing traces
-// sampled (budgets far below the window's), the analysis on ClickHouse,
-// whose failing traces come from its errors table, holds the same traces
-// and answers as on the embedded store, and says it sampled.
-func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
+// TestServerSampleIsTheProcesss: the records the server sends of a
+// sampled window are those the process's own hash (schema.TraceHash)
+// picks: every alert record and record without a trace, the others of
+// the traces in the 1 in k, and of the failing traces in the 1 in failK.
+// WindowSize and FirstTime tell what the window holds.
+func TestServerSampleIsTheProcesss(t *testing.T) {
+	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, front.NewDatabase(t), clickhouse.Options{})
+	if err := s.WriteBatch(t.Context(), inc.Records); err != nil {
+		t.Fatal(err)
+	}
+	from, to := inc.Truth.Window.From, inc.Truth.Window.To
+	ids, err := s.FailingTraces(t.Context(), from, to, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := map[schema.TraceID]bool{}
+	for _, id := range ids {
+		failing[id] = true
+	}
+	all := read(t, s.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to}))
+	n, traces, err := s.WindowSize(t.Context(), from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[schema.TraceID]bool{}
+	for _, r := range all {
+		if r.TraceID != "" {
+			distinct[r.TraceID] = true
+		}
+	}
+	if n != len(all) || math.Abs(float64(traces-len(distinct))) > 0.05*float64(len(distinct)) {
+		t.Errorf("WindowSize = %d records, %d traces; the window holds %d records of %d traces", n, traces, len(all), len(distinct))
+	}
+	if at, ok, err := s.FirstTime(t.Context(), from, to); err != nil || !ok || !at.Equal(all[0].Time) {
+		t.Errorf("FirstTime = %v, %v, %v; the window's first record is at %v", at, ok, err, all[0].Time)
+	}
+	if at, ok, err := s.FirstTime(t.Context(), to.Add(time.Hour), to.Add(2*time.Hour)); err != nil || ok {
+		t.Errorf("FirstTime of a stretch without records = %v, %v, %v", at, ok, err)
+	}
+	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}} {
+		var want []schema.Record
+		for _, r := range all {
+			h := schema.TraceHash(r.TraceID)
+			if r.TraceID == "" || r.IsAlert() || h%c.k == 0 || failing[r.TraceID] && h%c.failK == 0 {
+				want = append(want, r)
+			}
+		}
+		got := read(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK))
+		if len(want) == len(all) || len(want) == 0 {
+			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
+		}
+		if !slices.EqualFunc(got, want, func(a, b schema.Record) bool {
+			return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
+		}) {
+			t.Errorf("k=%d failK=%d: the server sent %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
+		}
+	}
+}
+
+// TestServerSampledAnalysis: a window over the sampling budget is sampled
+// by the ClickHouse server; the analysis ranks the injected fault first,
+// as an unsampled analysis of the same records on the embedded store
+// does, counts every error as it does, says that it sampled and how much
+// was sent, and estimates the records of each service within the
+// sample's noise.
+func TestServerSampledAnalysis(t *testing.T) {
 	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
 	if err != nil {
 		t.Fatal(err)
@@ -34,26 +101,55 @@ func TestSampledAnalysisMatchesEmbedded(t *testing.T) {
 		}
 	}
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	opt := rootcause.Options{SampleAbove: 500, SampleFailingAbove: 50}
-	var reps [2]*rootcause.Report
-	var docs [2]string
-	for i, s := range []rootcause.Store{lite, ch} {
-		rep, err := rootcause.Analyze(t.Context(), s, q, opt)
+	whole, err := rootcause.Analyze(t.Context(), lite, q, rootcause.Options{SampleAbove: -1, SampleFailingAbove: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rootcause.Analyze(t.Context(), ch, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sv := range whole.Services {
+		n += sv.Records
+	}
+	s := rep.Sampled
+	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
+		t.Fatalf("a window of %d records over the budget is not sampled by the server: %+v", n, s)
+	}
+	if top(rep) != inc.Truth.RootCause.Service || top(whole) != inc.Truth.RootCause.Service {
+		t.Errorf("sampled by the server, %s ranks first; unsampled, %s; the injected fault is at %s", top(rep), top(whole), inc.Truth.RootCause.Service)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return len(w) > 30 && w[:30] == "sampled by the store's server:" }) {
+		t.Errorf("no warning says the server sampled: %q", rep.Warnings)
+	}
+	got := map[string]rootcause.ServiceSummary{}
+	for _, sv := range rep.Services {
+		got[sv.Service] = sv
+	}
+	for _, sv := range whole.Services {
+		g := got[sv.Service]
+		if g.Errors != sv.Errors {
+			t.Errorf("%s: %d errors counted from the server's sample, %d in the window", sv.Service, g.Errors, sv.Errors)
+		}
+		// Records of traces drawn 1 in K, each trace a few records: well
+		// within a quarter of the count for a service of hundreds.
+		if sv.Records >= 400 && math.Abs(float64(g.Records-sv.Records)) > 0.25*float64(sv.Records) {
+			t.Errorf("%s: %d records estimated from the server's sample, %d in the window", sv.Service, g.Records, sv.Records)
+		}
+	}
+}
+
+func read(t *testing.T, seq func(func(schema.Record, error) bool)) []schema.Record {
+	t.Helper()
+	var out []schema.Record
+	for r, err := range seq {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.MarshalIndent(rep, "", " ")
-		reps[i], docs[i] = rep, string(b)
+		out = append(out, r)
 	}
-	if s := reps[1].Sampled; s == nil || s.K < 2 || s.Held >= s.Traces || s.FailingK < 2 || s.FailingHeld >= s.Failing {
-		t.Fatalf("a window over the budget is not sampled on ClickHouse: %+v", s)
-	}
-	if len(reps[1].Candidates) == 0 || reps[1].Candidates[0].Service != inc.Truth.RootCause.Service {
-		t.Errorf("sampled on ClickHouse, %v ranks first; the injected fault is at %s", top(reps[1]), inc.Truth.RootCause.Service)
-	}
-	if docs[0] != docs[1] {
-		t.Errorf("sampled incident analysis on ClickHouse:\n%s\non the embedded store:\n%s", docs[1], docs[0])
-	}
+	return out
 }
 
 func top(rep *rootcause.Report) string {

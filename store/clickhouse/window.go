@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -86,4 +87,31 @@ func projectAttrs(sel string, keys []string) (string, []any) {
 		args = append(args, keys)
 	}
 	return sel, args
+}
+
+// FirstTime is the time of the first record of [from, to), ok false when
+// it holds none: min(Timestamp), which reads that column alone, where
+// WindowRecords with a limit of 1 sorts every column of the stretch.
+func (s *Store) FirstTime(ctx context.Context, from, to time.Time) (at time.Time, ok bool, err error) {
+	if err := s.check(); err != nil {
+		return time.Time{}, false, fmt.Errorf("cannot read the first record: %w", err)
+	}
+	var sqls []string
+	var args []any
+	for _, src := range s.recordSources() {
+		t := timeCond(src, from, to, false)
+		sqls, args = append(sqls, "SELECT Timestamp FROM "+s.table(src.table)+" WHERE "+t.sql), append(args, t.args...)
+	}
+	if len(sqls) == 0 || !from.Before(to) {
+		return time.Time{}, false, nil
+	}
+	q := "SELECT min(Timestamp), count() FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
+	t0 := time.Now()
+	var n uint64
+	err = s.conn.QueryRow(ctx, q, args...).Scan(&at, &n)
+	s.log.Debug("query", "took", time.Since(t0), "sql", q)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("cannot read the first record: %w", err)
+	}
+	return at.UTC(), n > 0, nil
 }

@@ -75,7 +75,7 @@ func isLowerHex(s string, n int) bool {
 // alertFlag is what WindowQuery.ErrorsOnly selects: an error, or a
 // severity of WARN or above.
 func alertFlag(r *schema.Record) int64 {
-	if r.IsError() || r.Severity >= schema.SeverityWarn {
+	if r.IsAlert() {
 		return 1
 	}
 	return 0
