@@ -73,6 +73,10 @@ func (s *Store) errorSource() source {
 	return source{table: schema.TableErrors, sel: sel}
 }
 
+// smallRead is the most rows a read takes per part before their union
+// (unionSQL): a read of more sorts once, the union.
+const smallRead = 1 << 16
+
 // part is one SELECT of a UNION ALL with its arguments.
 type part struct {
 	sql  string
@@ -103,7 +107,23 @@ func (s *Store) query(ctx context.Context, what string, parts []part, limit int)
 
 // unionSQL is the statement of query: the parts' rows in time order, the
 // first limit of them, or with newest the last limit (still in time order).
+// A read of a few rows (at most smallRead) takes each part's first (or
+// last) limit first: the server then sorts one table's time column and
+// reads the other columns of those rows alone, where the union's sort
+// reads every column of every row (a service's first 16 records of a
+// 10M-row window: 1.15 s, against 0.12 s).
 func unionSQL(sqls []string, limit int, newest bool) string {
+	if limit <= smallRead && len(sqls) > 1 {
+		dir := ""
+		if newest {
+			dir = " DESC"
+		}
+		each := make([]string, len(sqls))
+		for i, q := range sqls {
+			each[i] = q + " ORDER BY Timestamp" + dir + " LIMIT " + fmt.Sprint(limit)
+		}
+		sqls = each
+	}
 	union := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
 	if newest {
 		return "SELECT * FROM (" + union + " ORDER BY Timestamp DESC, Kind DESC LIMIT " + fmt.Sprint(limit) + ") ORDER BY Timestamp, Kind"
