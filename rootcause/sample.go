@@ -45,6 +45,14 @@ import (
 // would otherwise hold most of itself: 96k failing traces, 3M of the 5M
 // records of docs/analysis-bench-big.md's window.
 //
+// A store whose server can draw the sample itself (serverSampler:
+// ClickHouse) is asked for the sample's records alone when the window
+// holds more than the budget: k is then fixed before the read, from the
+// window's size, and the records the server keeps back (those of the
+// traces out of the sample that are not alerts) are stood for by those it
+// sends (sampler.weight): the per-service counts of errors and warnings
+// stay exact, those of the other records are estimated.
+//
 // Only the window is sampled. The baseline is already capped at
 // BaselineRecords, and its estimates are what the window's are tested
 // against as if exact (call_timing's exceedance of its tail, behaviour's
