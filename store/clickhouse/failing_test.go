@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/schema"
-	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store/clickhouse"
 )
 
@@ -48,14 +47,7 @@ func checkFailing(t *testing.T, s *clickhouse.Store, from, to time.Time, limit i
 // the window's alert records names, on faultline's errors table over a
 // simulated incident, whole and cut to its newest alert records.
 func TestFailingTracesSelectedByTheServer(t *testing.T) {
-	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, front.NewDatabase(t), clickhouse.Options{})
-	if err := s.WriteBatch(t.Context(), inc.Records); err != nil {
-		t.Fatal(err)
-	}
+	s, inc := demoStore(t)
 	from, to := inc.Truth.Window.From, inc.Truth.Window.To
 	all := checkFailing(t, s, from, to, 0)
 	if len(all) < 20 {

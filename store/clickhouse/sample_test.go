@@ -21,14 +21,7 @@ import (
 // the traces in the 1 in k, and of the failing traces in the 1 in failK.
 // WindowSize and FirstTime tell what the window holds.
 func TestServerSampleIsTheProcesss(t *testing.T) {
-	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, front.NewDatabase(t), clickhouse.Options{})
-	if err := s.WriteBatch(t.Context(), inc.Records); err != nil {
-		t.Fatal(err)
-	}
+	s, inc := demoStore(t)
 	from, to := inc.Truth.Window.From, inc.Truth.Window.To
 	ids, err := s.FailingTraces(t.Context(), from, to, 0)
 	if err != nil {
@@ -38,7 +31,7 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 	for _, id := range ids {
 		failing[id] = true
 	}
-	all := read(t, s.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to}))
+	all := collect(t, s.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to}))
 	n, traces, err := s.WindowSize(t.Context(), from, to)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +59,7 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 				want = append(want, r)
 			}
 		}
-		got := read(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK))
+		got := collect(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK))
 		if len(want) == len(all) || len(want) == 0 {
 			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
 		}
@@ -138,18 +131,6 @@ func TestServerSampledAnalysis(t *testing.T) {
 			t.Errorf("%s: %d records estimated from the server's sample, %d in the window", sv.Service, g.Records, sv.Records)
 		}
 	}
-}
-
-func read(t *testing.T, seq func(func(schema.Record, error) bool)) []schema.Record {
-	t.Helper()
-	var out []schema.Record
-	for r, err := range seq {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 func top(rep *rootcause.Report) string {
