@@ -82,7 +82,7 @@ const (
 
 // timingStat is the samples of one call edge or one operation in a period.
 type timingStat struct {
-	ns []float64
+	samples
 	// ids are the samples' traces, one per sample ("" when a sample's
 	// trace is unknown); the window only.
 	ids []schema.TraceID
@@ -98,21 +98,12 @@ type timedTrace struct {
 	id schema.TraceID
 }
 
-// addN adds the sample n times, as n traces alike give it.
+// addN adds the sample as n traces alike give it: once, of weight n.
 func (t *timingStat) addN(ns float64, id schema.TraceID, keep bool, n int) {
-	for range n {
-		t.add(ns, id, keep)
+	if n <= 0 {
+		return
 	}
-}
-
-// addLogged is addN up to maxLogged samples in all: what lines state is
-// kept of the first maxLogged.
-func (t *timingStat) addLogged(ns float64, id schema.TraceID, keep bool, n int) {
-	t.addN(ns, id, keep, min(n, maxLogged-len(t.ns)))
-}
-
-func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
-	t.ns = append(t.ns, ns)
+	t.samples.add(ns, n)
 	if !keep {
 		return
 	}
@@ -133,6 +124,103 @@ func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) {
 	}
 	if t.slowest[j].ns < ns {
 		t.slowest[j] = timedTrace{ns, id}
+	}
+}
+
+// addLogged is addN up to maxLogged samples in all: what lines state is
+// kept of the first maxLogged.
+func (t *timingStat) addLogged(ns float64, id schema.TraceID, keep bool, n int) {
+	t.addN(ns, id, keep, min(n, maxLogged-t.count()))
+}
+
+func (t *timingStat) add(ns float64, id schema.TraceID, keep bool) { t.addN(ns, id, keep, 1) }
+
+// samples are durations (ns), each standing for as many alike as its
+// weight: a sampled trace (sample.go) is learnt once with its weight, not
+// as many times over, so that a window sampled 1 in k holds its samples'
+// durations once. Counts and quantiles are those of the samples repeated
+// as many times as their weights.
+type samples struct {
+	ns []float64
+	// wt are the weights, nil while every one is 1.
+	wt []int32
+	// n is the weights' sum.
+	n int
+}
+
+// add adds v of weight w (w > 0).
+func (s *samples) add(v float64, w int) {
+	if w != 1 && s.wt == nil {
+		s.wt = make([]int32, len(s.ns), cap(s.ns))
+		for i := range s.wt {
+			s.wt[i] = 1
+		}
+	}
+	s.ns = append(s.ns, v)
+	if s.wt != nil {
+		s.wt = append(s.wt, int32(w))
+	}
+	s.n += w
+}
+
+// count is how many samples s stands for.
+func (s *samples) count() int { return s.n }
+
+// weight is sample i's.
+func (s *samples) weight(i int) int {
+	if s.wt == nil {
+		return 1
+	}
+	return int(s.wt[i])
+}
+
+// quantile is quantile of the samples repeated as their weights say
+// (sorting s, when it is not, with sortAlong).
+func (s *samples) quantile(q float64) float64 {
+	if s.n == 0 {
+		return 0
+	}
+	if !slices.IsSorted(s.ns) {
+		s.sortAlong(nil)
+	}
+	i := min(int(q*float64(s.n)), s.n-1)
+	if s.wt == nil {
+		return s.ns[i]
+	}
+	for j, w := range s.wt {
+		if i < int(w) {
+			return s.ns[j]
+		}
+		i -= int(w)
+	}
+	return s.ns[len(s.ns)-1]
+}
+
+// sortAlong sorts the samples by duration, their weights and ids (one
+// per sample, or nil) with them.
+func (s *samples) sortAlong(ids []schema.TraceID) {
+	if s.wt == nil && ids == nil {
+		slices.Sort(s.ns)
+		return
+	}
+	sort.Sort(byDuration{s, ids})
+}
+
+// byDuration sorts samples, and their weights and traces with them.
+type byDuration struct {
+	*samples
+	ids []schema.TraceID
+}
+
+func (d byDuration) Len() int           { return len(d.ns) }
+func (d byDuration) Less(i, j int) bool { return d.ns[i] < d.ns[j] }
+func (d byDuration) Swap(i, j int) {
+	d.ns[i], d.ns[j] = d.ns[j], d.ns[i]
+	if d.wt != nil {
+		d.wt[i], d.wt[j] = d.wt[j], d.wt[i]
+	}
+	if d.ids != nil {
+		d.ids[i], d.ids[j] = d.ids[j], d.ids[i]
 	}
 }
 
@@ -295,20 +383,10 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID, w int) {
 // slice in place, which would part the samples from their traces.
 func (t *timingStat) sort() {
 	if len(t.ids) != len(t.ns) {
-		slices.Sort(t.ns) // a baseline's: no traces
+		t.sortAlong(nil) // a baseline's: no traces
 		return
 	}
-	sort.Sort(byDuration{t})
-}
-
-// byDuration sorts a timingStat's samples and traces together.
-type byDuration struct{ *timingStat }
-
-func (d byDuration) Len() int           { return len(d.ns) }
-func (d byDuration) Less(i, j int) bool { return d.ns[i] < d.ns[j] }
-func (d byDuration) Swap(i, j int) {
-	d.ns[i], d.ns[j] = d.ns[j], d.ns[i]
-	d.ids[i], d.ids[j] = d.ids[j], d.ids[i]
+	t.sortAlong(t.ids)
 }
 
 // isConsumer reports whether a span consumes a message: its parent handed
@@ -498,21 +576,22 @@ func exceedance(k, m int) float64 { return float64(k+1) / float64(m+1) }
 
 // merge adds one edge's or operation's comparison to s.
 func (s *shift) merge(w, b *timingStat, what string) {
-	if w == nil || b == nil || len(w.ns) == 0 || len(b.ns) == 0 {
+	if w == nil || b == nil || w.count() == 0 || b.count() == 0 {
 		return
 	}
 	w.sort()
-	if fw, fb := float64(w.failed)/float64(len(w.ns)), float64(b.failed)/float64(len(b.ns)); fw >= minFailShare && fw >= 2*fb {
+	b.sort()
+	if fw, fb := float64(w.failed)/float64(w.count()), float64(b.failed)/float64(b.count()); fw >= minFailShare && fw >= 2*fb {
 		s.failing = true
 	}
-	b50, b95 := quantile(b.ns, 0.5), quantile(b.ns, 0.95)
+	b50, b95 := b.quantile(0.5), b.quantile(0.95)
 	slow := s.tail.count(w, b, b95*slowFactor+slowFloorNs, b50)
 	slow += s.mid.count(w, b, 2*b50+slowFloorNs, b50)
-	if w50 := quantile(w.ns, 0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
+	if w50 := w.quantile(0.5); s.what == "" || w50-b50 > s.w50-s.b50 {
 		s.b50, s.w50, s.what = b50, w50, what
-		s.b95, s.w95 = b95, quantile(w.ns, 0.95)
+		s.b95, s.w95 = b95, w.quantile(0.95)
 	}
-	s.n += len(w.ns)
+	s.n += w.count()
 	if slow > 0 {
 		s.examples = append(s.examples, w.slowest...)
 	}
@@ -522,23 +601,26 @@ func (s *shift) merge(w, b *timingStat, what string) {
 // b50 is b's median. It returns how many of w's were slow.
 func (t *tally) count(w, b *timingStat, limit, b50 float64) int {
 	k := 0
-	for _, v := range b.ns {
+	for i, v := range b.ns {
 		if v > limit {
-			k++
+			k += b.weight(i)
 		}
 	}
 	slow := 0
 	for i, v := range w.ns {
 		if v > limit {
-			slow++
+			n := w.weight(i)
+			slow += n
 			if i < len(w.ids) && w.ids[i] != "" {
-				t.note(w.ids[i], v-b50, v)
+				for range n { // as often as the sample counts
+					t.note(w.ids[i], v-b50, v)
+				}
 			}
 		}
 	}
 	t.slow += slow
-	t.expect += float64(len(w.ns)) * exceedance(k, len(b.ns))
-	t.members = append(t.members, member{n: len(w.ns), slow: slow, k: k, m: len(b.ns)})
+	t.expect += float64(w.count()) * exceedance(k, b.count())
+	t.members = append(t.members, member{n: w.count(), slow: slow, k: k, m: b.count()})
 	t.bbKnown = false
 	return slow
 }

@@ -428,10 +428,10 @@ func TestPeerCallTimeIsThePeers(t *testing.T) {
 	client := schema.Record{Type: schema.TypeSpan, Time: t0, TraceID: server.TraceID, SpanID: "00f067aa0ba902b7", ParentSpanID: server.SpanID,
 		Service: "booking", Name: "POST", Duration: 3 * time.Second, Attrs: map[string]string{schema.AttrPeerService: "email-provider"}}
 	p.addSelfTimes([]schema.Record{server, client}, nil, 1)
-	if got := p.services["booking"].selfNs; len(got) != 1 || got[0] != float64(100*time.Millisecond) {
+	if got := p.services["booking"].selfNs.ns; len(got) != 1 || got[0] != float64(100*time.Millisecond) {
 		t.Errorf("booking self times = %v, want only its server span's 100ms", got)
 	}
-	if got := p.services["email-provider"].peerNs; len(got) != 1 || got[0] != float64(3*time.Second) {
+	if got := p.services["email-provider"].peerNs.ns; len(got) != 1 || got[0] != float64(3*time.Second) {
 		t.Errorf("email-provider latency seen by callers = %v, want [3s]", got)
 	}
 }

@@ -167,7 +167,7 @@ func loggedShift(w, b *serviceProfile) *shift {
 // spanless reports whether a service left no spans of its own to be
 // timed by, in the window or the baseline.
 func spanless(w, b *serviceProfile) bool {
-	return w == nil || b == nil || len(w.selfNs) == 0 || len(b.selfNs) == 0
+	return w == nil || b == nil || w.selfNs.count() == 0 || b.selfNs.count() == 0
 }
 
 // scoreLoggedTiming is the logged_timing signal: what a service without

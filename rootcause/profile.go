@@ -236,12 +236,12 @@ type serviceProfile struct {
 	firstOwn       time.Time
 	templates      map[string]*templateStat
 	// selfNs holds the self time (duration less children) of its spans, ns.
-	selfNs []float64
+	selfNs samples
 	// opSelfNs holds the same per operation.
-	opSelfNs map[string][]float64
+	opSelfNs map[string]*samples
 	// peerNs holds the duration of its callers' client spans to it, ns:
 	// how it looks from outside, the only view of a third-party dependency.
-	peerNs     []float64
+	peerNs     samples
 	peerErrors int
 	spans      bool                    // it wrote a span
 	versions   map[string]*versionSeen // version -> when first seen (version.go)
@@ -462,11 +462,16 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			// the peer's, not the caller's.
 			self := max(r.Duration-child(r.SpanID), 0)
 			sp := p.service(r.Service)
-			sp.selfNs = appendN(sp.selfNs, float64(self), w)
+			sp.selfNs.add(float64(self), w)
 			if sp.opSelfNs == nil {
-				sp.opSelfNs = map[string][]float64{}
+				sp.opSelfNs = map[string]*samples{}
 			}
-			sp.opSelfNs[r.Name] = appendN(sp.opSelfNs[r.Name], float64(self), w)
+			op := sp.opSelfNs[r.Name]
+			if op == nil {
+				op = &samples{}
+				sp.opSelfNs[r.Name] = op
+			}
+			op.add(float64(self), w)
 		}
 		if peer != "" && peer != r.Service {
 			if r.IsError() && r.Body != "" && len(p.failedCalls) < maxFailedCalls {
@@ -483,7 +488,7 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 			}
 			calls[peer] = append(calls[peer], i)
 			ps := p.service(peer)
-			ps.peerNs = appendN(ps.peerNs, float64(r.Duration), w)
+			ps.peerNs.add(float64(r.Duration), w)
 			if r.IsError() {
 				ps.peerErrors += w
 			}
@@ -497,14 +502,6 @@ func (p *period) addSelfTimes(recs []schema.Record, onPeer func(from, to string,
 	p.addLogSpans(recs, w)
 	p.addUncovered(recs, w)
 	p.addCallTimes(recs, w)
-}
-
-// appendN appends v to s n times.
-func appendN[T any](s []T, v T, n int) []T {
-	for range n {
-		s = append(s, v)
-	}
-	return s
 }
 
 // peerAttrs are the attributes that name a call's peer, in the order

@@ -260,7 +260,7 @@ func TestLateNameSettlesHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp := l.p.services["imagery"]; sp == nil || len(sp.peerNs) != 2 {
+	if sp := l.p.services["imagery"]; sp == nil || sp.peerNs.count() != 2 {
 		t.Fatalf("the peer imagery has %v calls; want both (hosts %v)", sp, l.p.hosts)
 	}
 	if sp := l.p.services["api.imagery.example.com"]; sp != nil {
@@ -401,7 +401,18 @@ func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
 	if len(ids) < 100 || len(pr.services) < 3 || len(pr.ops) == 0 || len(tr.edges) == 0 || len(pr.timing.edges)+len(pr.timing.work) == 0 {
 		t.Fatalf("too little learnt to compare: %d traces, %d services, %d operations, %d edges", len(ids), len(pr.services), len(pr.ops), len(tr.edges))
 	}
-	sorted := func(s []float64) []float64 { s = slices.Clone(s); slices.Sort(s); return s }
+	// Learnt once with its weight, a sample stands for as many learnt
+	// repeatedly: compared as the multisets they stand for.
+	sorted := func(s *samples) []float64 {
+		var out []float64
+		if s != nil {
+			for i, v := range s.ns {
+				out = appendN(out, v, s.weight(i))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
 	same := func(what string, a, b any) {
 		t.Helper()
 		if !reflect.DeepEqual(a, b) {
@@ -417,8 +428,8 @@ func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
 			t.Errorf("service %s learnt only repeated", svc)
 			continue
 		}
-		same(svc+" self times", sorted(w.selfNs), sorted(r.selfNs))
-		same(svc+" callers' waits", sorted(w.peerNs), sorted(r.peerNs))
+		same(svc+" self times", sorted(&w.selfNs), sorted(&r.selfNs))
+		same(svc+" callers' waits", sorted(&w.peerNs), sorted(&r.peerNs))
 		same(svc+" callers' failed calls", w.peerErrors, r.peerErrors)
 		for op, ns := range r.opSelfNs {
 			same(svc+" "+op+" self times", sorted(w.opSelfNs[op]), sorted(ns))
@@ -442,9 +453,16 @@ func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
 			same(what+" present", w != nil, r != nil)
 			return
 		}
-		same(what+" samples", sorted(w.ns), sorted(r.ns))
+		same(what+" samples", sorted(&w.samples), sorted(&r.samples))
+		same(what+" count", w.count(), r.count())
 		same(what+" failed", w.failed, r.failed)
-		wi, ri := slices.Clone(w.ids), slices.Clone(r.ids)
+		var wi, ri []schema.TraceID
+		for i, id := range w.ids {
+			wi = appendN(wi, id, w.weight(i))
+		}
+		for i, id := range r.ids {
+			ri = appendN(ri, id, r.weight(i))
+		}
 		slices.Sort(wi)
 		slices.Sort(ri)
 		same(what+" traces", wi, ri)
@@ -470,4 +488,48 @@ func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
 		return out
 	}
 	same("reached", reached(tw.reached), reached(tr.reached))
+}
+
+// appendN appends v to s n times.
+func appendN[T any](s []T, v T, n int) []T {
+	for range n {
+		s = append(s, v)
+	}
+	return s
+}
+
+// TestWeightedQuantileIsRepeatedQuantile: a quantile of weighted samples
+// is the quantile of the samples repeated as often as their weights, and
+// sorting them keeps each weight and trace with its sample.
+func TestWeightedQuantileIsRepeatedQuantile(t *testing.T) {
+	for seed := range uint64(20) {
+		var ws timingStat
+		var flat []float64
+		x := seed*2654435761 + 1
+		next := func(n uint64) uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x % n }
+		for i := range 1 + next(40) {
+			v, w := float64(next(25)), int(1+next(6))
+			ws.addN(v, schema.TraceID(fmt.Sprint(i)), true, w)
+			flat = appendN(flat, v, w)
+		}
+		owner := map[schema.TraceID]float64{}
+		for i, id := range ws.ids {
+			owner[id] = ws.ns[i]
+		}
+		ws.sort()
+		slices.Sort(flat)
+		if ws.count() != len(flat) {
+			t.Fatalf("seed %d: %d samples counted, %d added", seed, ws.count(), len(flat))
+		}
+		for _, q := range []float64{0, 0.1, 0.5, 0.9, 0.95, 0.99, 1} {
+			if got, want := ws.quantile(q), quantile(flat, q); got != want {
+				t.Errorf("seed %d: quantile %.2f of weighted samples %v, of repeated %v", seed, q, got, want)
+			}
+		}
+		for i, id := range ws.ids {
+			if owner[id] != ws.ns[i] {
+				t.Fatalf("seed %d: sorting parted trace %s from its sample", seed, id)
+			}
+		}
+	}
 }

@@ -152,20 +152,20 @@ func scoreLatency(in *inputs, s *scored) {
 	if w == nil || b == nil {
 		return
 	}
-	what, ws, bs := "p95 span self time", w.selfNs, b.selfNs
-	if len(ws) < 5 || len(bs) < 5 {
+	what, ws, bs := "p95 span self time", &w.selfNs, &b.selfNs
+	if ws.count() < 5 || bs.count() < 5 {
 		// No spans of its own (a third-party API, a database): judge it by
 		// its callers' client spans.
-		what, ws, bs = "p95 latency seen by its callers", w.peerNs, b.peerNs
+		what, ws, bs = "p95 latency seen by its callers", &w.peerNs, &b.peerNs
 		if waitsAreCallers(in.win, in.base, s.service) {
 			return // its callers wait longer on everything they call
 		}
 		s.outside = true
 	}
-	if len(ws) < 5 || len(bs) < 5 {
+	if ws.count() < 5 || bs.count() < 5 {
 		return
 	}
-	pw, pb := quantile(ws, 0.95), quantile(bs, 0.95)
+	pw, pb := ws.quantile(0.95), bs.quantile(0.95)
 	ratio := (pw + 1e6) / (pb + 1e6) // 1 ms floor against noise of tiny spans
 	if op, r, mw, mb := slowestOperation(w, b); r > ratio {
 		// One operation slowed while the rest did not: its median says
@@ -349,10 +349,10 @@ const minOpSpans = 8
 func slowestOperation(w, b *serviceProfile) (op string, ratio, mw, mb float64) {
 	for _, name := range sortedKeys(w.opSelfNs) {
 		ws, bs := w.opSelfNs[name], b.opSelfNs[name]
-		if len(ws) < minOpSpans || len(bs) < minOpSpans {
+		if ws == nil || bs == nil || ws.count() < minOpSpans || bs.count() < minOpSpans {
 			continue
 		}
-		m1, m0 := quantile(ws, 0.5), quantile(bs, 0.5)
+		m1, m0 := ws.quantile(0.5), bs.quantile(0.5)
 		if r := (m1 + 1e6) / (m0 + 1e6); r > ratio {
 			op, ratio, mw, mb = name, r, m1, m0
 		}

@@ -1145,7 +1145,7 @@ func troubleOf(w, b *period, svc string) *trouble {
 // either period.
 func known(w, b *period, svc string) bool {
 	for _, p := range [...]*period{w, b} {
-		if sp := p.services[svc]; sp != nil && (sp.records > 0 || len(sp.peerNs) > 0) {
+		if sp := p.services[svc]; sp != nil && (sp.records > 0 || sp.peerNs.count() > 0) {
 			return true
 		}
 	}
@@ -1440,10 +1440,10 @@ func seenSteady(w, b *period, svc string) bool {
 	if ws.records >= minServing && bs.records >= minServing {
 		return keptServing(w, b, svc)
 	}
-	if len(ws.peerNs) < minServing || len(bs.peerNs) < minServing {
+	if ws.peerNs.count() < minServing || bs.peerNs.count() < minServing {
 		return false
 	}
-	if float64(len(ws.peerNs))/w.minutes() < float64(len(bs.peerNs))/b.minutes()/2 {
+	if float64(ws.peerNs.count())/w.minutes() < float64(bs.peerNs.count())/b.minutes()/2 {
 		return false // called half as often: callers' breakers keep away from it
 	}
 	ew, eb := float64(ws.peerErrors)/w.minutes(), float64(bs.peerErrors)/b.minutes()
@@ -1458,14 +1458,14 @@ const slowerServing = 2.0
 // or the latency its callers see when it has no spans of its own; 1 when
 // there is too little to tell.
 func latencyRatio(w, b *serviceProfile) float64 {
-	ws, bs := w.selfNs, b.selfNs
-	if len(ws) < 5 || len(bs) < 5 {
-		ws, bs = w.peerNs, b.peerNs
+	ws, bs := &w.selfNs, &b.selfNs
+	if ws.count() < 5 || bs.count() < 5 {
+		ws, bs = &w.peerNs, &b.peerNs
 	}
-	if len(ws) < 5 || len(bs) < 5 {
+	if ws.count() < 5 || bs.count() < 5 {
 		return 1
 	}
-	return (quantile(ws, 0.95) + 1e6) / (quantile(bs, 0.95) + 1e6) // 1 ms floor against noise of tiny spans
+	return (ws.quantile(0.95) + 1e6) / (bs.quantile(0.95) + 1e6) // 1 ms floor against noise of tiny spans
 }
 
 // minServing is how many records a service must have in each period for
