@@ -2,6 +2,8 @@ package rootcause
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -446,5 +448,52 @@ func TestPeerAtAddress(t *testing.T) {
 		if got := p.peerAt(addr); got != want {
 			t.Errorf("peerAt(%s) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// TestEchoedVoteIsRepeatedVote: a vote that stands for several failing
+// traces (a sampled failing trace's, vote.echoes) moves the pointer chains
+// and tallies its suspect as that many copies of it would.
+func TestEchoedVoteIsRepeatedVote(t *testing.T) {
+	steady := func(string, string) bool { return false }
+	base := append(append(mkVotes(1, "checkout", "payments", schema.KindTimeout, 1),
+		mkVotes(1, "payments", "ledger-db", schema.KindTimeout, 1)...),
+		mkVotes(2, "orders", "payments", schema.KindTimeout, 1)...)
+	for i := range base {
+		base[i].cascade, base[i].via, base[i].entry = []string{"gateway"}, "", "GET /buy"
+		base[i].origin.Signature, base[i].caller = schema.Signature(fmt.Sprint("sig", i)), "gateway"
+	}
+	const k = 4
+	echoed, copied := slices.Clone(base), []vote(nil)
+	for i := range echoed {
+		echoed[i].echoes = k - 1
+		for range k {
+			copied = append(copied, base[i])
+		}
+	}
+	che, chc := pointerChains(echoed, steady, nil), pointerChains(copied, steady, nil)
+	if !reflect.DeepEqual(che, chc) {
+		t.Fatalf("pointer chains of echoed votes %+v, of copies %+v", che, chc)
+	}
+	te, tc := &traceVotes{services: map[string]*serviceVotes{}}, &traceVotes{services: map[string]*serviceVotes{}}
+	for i := range echoed {
+		te.tally(&echoed[i], che)
+	}
+	for i := range copied {
+		tc.tally(&copied[i], chc)
+	}
+	for svc, c := range tc.services {
+		e := te.services[svc]
+		if e == nil {
+			t.Fatalf("%s tallied only from copies", svc)
+		}
+		// Copies beyond the first are never examples.
+		c.examples, c.others, e.examples, e.others = nil, nil, nil, nil
+		if !reflect.DeepEqual(e, c) {
+			t.Errorf("%s tallied from echoed votes %+v, from copies %+v", svc, *e, *c)
+		}
+	}
+	if te.news != tc.news {
+		t.Errorf("news %v from echoed votes, %v from copies", te.news, tc.news)
 	}
 }

@@ -172,11 +172,8 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		v.servedAny, v.servedNew = slices.Clone(served.svcs), served.newer()
 		v.through = servicesOf(recs)
 		v.caller = w.originCaller(recs, res.Origin.SpanID, res.Origin.Service, res.Origin.Timestamp)
+		v.echoes = wt - 1
 		votes = append(votes, v)
-		v.echo = true
-		for range wt - 1 {
-			votes = append(votes, v)
-		}
 		for range wt {
 			w.countAfterCalls(res)
 		}
@@ -283,10 +280,14 @@ type vote struct {
 	// hops are the trace's other errors that point at a dependency: where
 	// the failures of services between the origin and the end led.
 	hops []hop
-	// echo is set on the copies of a sampled failing trace's vote
-	// (sampleFailing): counted as the vote is, never shown as an example.
-	echo bool
+	// echoes is how many failing traces more the vote stands for (a
+	// sampled failing trace's weight less one: sampleFailing): it counts
+	// as 1+echoes votes alike, cast once.
+	echoes int
 }
+
+// count is how many failing traces alike v stands for.
+func (v *vote) count() int { return 1 + v.echoes }
 
 // hop is one error of a trace's cascade that points at a dependency.
 type hop struct {
@@ -382,9 +383,10 @@ func pointerChains(votes []vote, steady func(from, to string) bool, off map[stri
 			m = map[string]float64{}
 			out[v.origin.Service] = m
 		}
-		m[v.target] += v.weight
-		raw[[2]string{v.origin.Service, v.target}]++
-		news[v.origin.Service] += v.news
+		n := v.count()
+		m[v.target] += v.weight * float64(n)
+		raw[[2]string{v.origin.Service, v.target}] += n
+		news[v.origin.Service] += v.news * float64(n)
 	}
 	// Where the failures of a service that is seldom a trace's origin lead
 	// shows in the traces that pass through it.
@@ -392,17 +394,18 @@ func pointerChains(votes []vote, steady func(from, to string) bool, off map[stri
 	rawPassing := map[[2]string]int{}
 	ownPassing := map[string]float64{} // service -> weight of those that tell of its own resources
 	for _, v := range votes {
+		n := v.count()
 		for _, h := range v.hops {
 			if h.own {
-				ownPassing[h.from] += h.weight
+				ownPassing[h.from] += h.weight * float64(n)
 			}
 			m := passing[h.from]
 			if m == nil {
 				m = map[string]float64{}
 				passing[h.from] = m
 			}
-			m[h.to] += h.weight
-			rawPassing[[2]string{h.from, h.to}]++
+			m[h.to] += h.weight * float64(n)
+			rawPassing[[2]string{h.from, h.to}] += n
 		}
 	}
 	// Where the failures of a service that refuses work (its breaker or
@@ -436,8 +439,8 @@ func pointerChains(votes []vote, steady func(from, to string) bool, off map[stri
 				m = map[string]float64{}
 				served[s] = m
 			}
-			m[v.target] += v.news // today's failures: usual noise tripped nothing new
-			rawServed[[2]string{s, v.target}]++
+			m[v.target] += v.news * float64(v.count()) // today's failures: usual noise tripped nothing new
+			rawServed[[2]string{s, v.target}] += v.count()
 		}
 	}
 	// lead is where most of t's weighted failures m point, other than t
@@ -612,56 +615,60 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 		v.via, target = target, end
 	}
 	sv := tv.service(target)
+	n := v.count()
 	if by := ch.trips[v.target]; by != "" && v.via != "" {
 		if sv.trips == nil {
 			sv.trips = map[string]int{}
 		}
-		sv.trips[by]++
+		sv.trips[by] += n
 	}
-	tv.news += v.news
-	sv.suspectRaw++
-	sv.suspect += v.news
-	sv.kinds[v.kind]++
+	tv.news += v.news * float64(n)
+	sv.suspectRaw += n
+	sv.suspect += v.news * float64(n)
+	sv.kinds[v.kind] += n
 	if target != o.Service {
-		sv.pointedBy[o.Service]++
-		sv.pointedW += v.weight
+		sv.pointedBy[o.Service] += n
+		sv.pointedW += v.weight * float64(n)
 	}
 	if v.news >= newVoteWeight && (sv.firstNew.IsZero() || o.Timestamp.Before(sv.firstNew)) {
 		sv.firstNew = o.Timestamp
 	}
 	if v.via != "" {
-		sv.via[v.via]++
+		sv.via[v.via] += n
 	}
 	if v.discredited != "" {
-		sv.discredited[v.discredited]++
+		sv.discredited[v.discredited] += n
 	}
 	if v.paused != "" {
-		sv.paused[v.paused]++
+		sv.paused[v.paused] += n
 	}
 	if v.host != "" {
-		sv.hosts[v.host]++
+		sv.hosts[v.host] += n
 	}
-	tv.service(o.Service).origin++
+	tv.service(o.Service).origin += n
 	if target == o.Service {
-		sv.addSig(o.Signature, o.Message)
-		sv.ownOrigins++
-		sv.owns = append(sv.owns, ownFailure{at: o.Timestamp, servedAny: v.servedAny, servedNew: v.servedNew})
+		sv.addSig(o.Signature, o.Message, n)
+		sv.ownOrigins += n
+		for range n {
+			sv.owns = append(sv.owns, ownFailure{at: o.Timestamp, servedAny: v.servedAny, servedNew: v.servedNew})
+		}
 		if v.caller != "" {
-			sv.originCallers[v.caller]++
+			sv.originCallers[v.caller] += n
 			if sv.callerTimes == nil {
 				sv.callerTimes = map[string][]time.Time{}
 			}
-			sv.callerTimes[v.caller] = append(sv.callerTimes[v.caller], o.Timestamp)
+			for range n {
+				sv.callerTimes[v.caller] = append(sv.callerTimes[v.caller], o.Timestamp)
+			}
 		}
 	}
 	if v.entry != "" {
-		sv.entries[v.entry]++
+		sv.entries[v.entry] += n
 	}
 	if sv.first.IsZero() || o.Timestamp.Before(sv.first) {
 		sv.first = o.Timestamp
 	}
 	switch ex := (example{id: v.trace, at: o.Timestamp}); {
-	case v.echo:
 	case v.suspect == target:
 		sv.examples = append(sv.examples, ex)
 	default:
@@ -669,12 +676,12 @@ func (tv *traceVotes) tally(v *vote, ch chains) {
 	}
 	for _, c := range v.cascade {
 		if c != target {
-			tv.service(c).cascade++
+			tv.service(c).cascade += n
 		}
 	}
 }
 
-func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
+func (sv *serviceVotes) addSig(sig schema.Signature, msg string, n int) {
 	if sig == "" {
 		return
 	}
@@ -683,7 +690,7 @@ func (sv *serviceVotes) addSig(sig schema.Signature, msg string) {
 		v = &sigVote{message: msg}
 		sv.sigs[sig] = v
 	}
-	v.n++
+	v.n += n
 }
 
 // ruleBreakerTrips follows a service that refuses work and names no
