@@ -124,6 +124,12 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	// the memory an analysis holds is then bounded however much of the
 	// window fails.
 	failK := sampleFailing(hold, opt.SampleFailingAbove)
+	// A store that can draws the window's sample on its server, asked
+	// once for the window's size (a second read, settled's, keeps it).
+	plan, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, failK, opt.Limit)
+	if err != nil {
+		return nil, nil, err
+	}
 	readWindow := func(names *period) (*loaded, error) {
 		wp := newPeriod(q.From, q.To)
 		if names != nil {
@@ -134,11 +140,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		if opt.SampleAbove > 0 {
 			smp = newSampler(opt.SampleAbove)
 		}
-		src, err := sampleOnServer(ctx, st, smp, q.From, q.To, failK, opt.Limit)
-		if err != nil {
-			return nil, err
-		}
-		win, err := readPeriod(ctx, src, wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
+		win, err := readPeriod(ctx, plan.read(st, smp), wp, opt, opt.Buckets, smp, hold, tv.learner(opt))
 		if win != nil {
 			win.votes = tv
 			win.failK = failK

@@ -275,46 +275,65 @@ type serverSampler interface {
 
 // serverSample is a store reading a window as its server samples it, the
 // newest records first (newestFirst) when the window holds more than the
-// read's limit (else the server need not sort them twice).
+// read's limit (else the server need not sort them twice); records and
+// traces are the window's, as the store counted them.
 type serverSample struct {
 	Store
-	ss       serverSampler
-	k, failK uint64
-	newest   bool
+	ss              serverSampler
+	k, failK        uint64
+	newest          bool
+	records, traces int
 }
 
-func (s serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	q.Newest = s.newest
 	return s.ss.SampledRecords(ctx, q, s.k, s.failK)
 }
 
-// sampleOnServer is the store to read the window [from, to) from: st's
-// server sampling its traces when it can (serverSampler) and the window
-// holds more than smp's budget of records, 1 in the least power of two k
-// that brings them within it, failing traces 1 in failK; else st reading
-// the newest records first, every one of them sent and smp sampling as
-// they stream. The Options.SampleAbove records the process would learn
-// from before it samples are then all it is sent, rather than the whole
+// planServerSample is how st's server samples the window [from, to)
+// when it can (serverSampler) and the window holds more than budget
+// records (Options.SampleAbove): its traces 1 in k, the least power of
+// two that brings the window within the budget, its failing traces 1 in
+// failK; nil when the process is to read every record and sample them as
+// they stream. The budget's records that the process would learn from
+// before it samples are then about all it is sent, rather than the whole
 // window: on the 10M-record window of docs/analysis-bench-big.md, about a
-// tenth.
-func sampleOnServer(ctx context.Context, st Store, smp *sampler, from, to time.Time, failK, limit int) (Store, error) {
+// sixth (every alert record is sent too).
+func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failK, limit int) (*serverSample, error) {
 	ss, ok := st.(serverSampler)
-	if !ok || smp == nil {
-		return newestFirst{st}, nil
+	if !ok || budget <= 0 {
+		return nil, nil
 	}
 	n, traces, err := ss.WindowSize(ctx, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("cannot count the records from %s to %s: %w", from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 	}
-	if n <= smp.budget {
-		return newestFirst{st}, nil
+	if n <= budget {
+		return nil, nil
 	}
-	k := uint64(2)
-	for n > int(k)*smp.budget {
+	return &serverSample{Store: st, ss: ss, k: uint64(powerOfTwoFor(n, budget)), failK: uint64(max(failK, 1)),
+		newest: n > limit, records: n, traces: traces}, nil
+}
+
+// read is the store a read of the window takes its records from, with
+// smp drawn as the server draws it (plan nil: st, newest first, smp
+// sampling as the records stream).
+func (plan *serverSample) read(st Store, smp *sampler) Store {
+	if plan == nil || smp == nil {
+		return newestFirst{st}
+	}
+	smp.k, smp.server, smp.failK, smp.records, smp.traces = plan.k, true, int(plan.failK), plan.records, plan.traces
+	return plan
+}
+
+// powerOfTwoFor is the least power of two k with n <= k*budget (budget
+// > 0): the sample, 1 in k, that brings n within the budget.
+func powerOfTwoFor(n, budget int) int {
+	k := 1
+	for n > k*budget {
 		k *= 2
 	}
-	smp.k, smp.server, smp.failK, smp.records, smp.traces = k, true, max(failK, 1), n, traces
-	return serverSample{Store: st, ss: ss, k: k, failK: uint64(max(failK, 1)), newest: n > limit}, nil
+	return k
 }
 
 // sampleFailing samples the failing traces of hold when there are more
@@ -333,14 +352,10 @@ func sampleOnServer(ctx context.Context, st Store, smp *sampler, from, to time.T
 // that explains most of the failures keeps its rank; one that explains a
 // handful of them may move by the sample's noise, and the report says so.
 func sampleFailing(hold map[schema.TraceID]bool, budget int) (k int) {
-	k = 1
 	if budget <= 0 {
-		return k
+		return 1
 	}
-	for len(hold) > k*budget {
-		k *= 2
-	}
-	if k == 1 {
+	if k = powerOfTwoFor(len(hold), budget); k == 1 {
 		return k
 	}
 	for id := range hold {

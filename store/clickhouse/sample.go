@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -31,16 +30,11 @@ func (s *Store) WindowSize(ctx context.Context, from, to time.Time) (records, tr
 	if !from.Before(to) {
 		return 0, 0, nil
 	}
-	var sqls []string
-	var args []any
-	for _, src := range s.recordSources() {
-		t := timeCond(src, from, to, false)
-		sqls, args = append(sqls, "SELECT TraceId FROM "+s.table(src.table)+" WHERE "+t.sql), append(args, t.args...)
-	}
-	if len(sqls) == 0 {
+	union, args := s.columnOf("TraceId", from, to)
+	if union == "" {
 		return 0, 0, nil
 	}
-	q := "SELECT count(), uniqIf(TraceId, TraceId != '') FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
+	q := "SELECT count(), uniqIf(TraceId, TraceId != '') FROM (" + union + ")"
 	t0 := time.Now()
 	var n, u uint64
 	err = s.conn.QueryRow(ctx, q, args...).Scan(&n, &u)

@@ -96,16 +96,11 @@ func (s *Store) FirstTime(ctx context.Context, from, to time.Time) (at time.Time
 	if err := s.check(); err != nil {
 		return time.Time{}, false, fmt.Errorf("cannot read the first record: %w", err)
 	}
-	var sqls []string
-	var args []any
-	for _, src := range s.recordSources() {
-		t := timeCond(src, from, to, false)
-		sqls, args = append(sqls, "SELECT Timestamp FROM "+s.table(src.table)+" WHERE "+t.sql), append(args, t.args...)
-	}
-	if len(sqls) == 0 || !from.Before(to) {
+	union, args := s.columnOf("Timestamp", from, to)
+	if union == "" || !from.Before(to) {
 		return time.Time{}, false, nil
 	}
-	q := "SELECT min(Timestamp), count() FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
+	q := "SELECT min(Timestamp), count() FROM (" + union + ")"
 	t0 := time.Now()
 	var n uint64
 	err = s.conn.QueryRow(ctx, q, args...).Scan(&at, &n)
@@ -114,4 +109,16 @@ func (s *Store) FirstTime(ctx context.Context, from, to time.Time) (at time.Time
 		return time.Time{}, false, fmt.Errorf("cannot read the first record: %w", err)
 	}
 	return at.UTC(), n > 0, nil
+}
+
+// columnOf is a UNION ALL of col of every record table's rows in [from,
+// to), with its arguments; "" when the store has no record table.
+func (s *Store) columnOf(col string, from, to time.Time) (string, []any) {
+	var sqls []string
+	var args []any
+	for _, src := range s.recordSources() {
+		t := timeCond(src, from, to, false)
+		sqls, args = append(sqls, "SELECT "+col+" FROM "+s.table(src.table)+" WHERE "+t.sql), append(args, t.args...)
+	}
+	return strings.Join(sqls, " UNION ALL "), args
 }
