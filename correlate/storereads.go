@@ -27,10 +27,9 @@ type errorsRead struct {
 	WindowStore
 	spans map[string]*errorSpan // by WindowQuery.Service
 	held  int
-	// firsts holds the answers to reads of a window's first record (of
-	// any service, at any level: where the store's data of a stretch
-	// begins, which steadySince asks for every tripQuantum), by window.
-	firsts map[[2]int64]*schema.Record
+	// firsts is what the reads of a stretch's first record (of any
+	// service, at any level) found (first).
+	firsts []firstFact
 }
 
 // errorSpan is the errors and warnings of a service in [from, to), in the
@@ -39,6 +38,9 @@ type errorSpan struct {
 	from, to time.Time
 	recs     []schema.Record
 	off      bool
+	// reads are the reads of the service's errors made since it was off,
+	// kept while the cap allows (offRead).
+	reads []keptRead
 	// kinds are, for the log lines of recs classified so far (classified),
 	// their kind (Classify's): a line is classified once however many
 	// stretches read it (heldKinds).
@@ -70,8 +72,13 @@ func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) it
 			return
 		}
 		if s.off {
-			for r, err := range e.WindowStore.WindowRecords(ctx, q) {
-				if !yield(r, err) || err != nil {
+			recs, err := e.offRead(ctx, s, q)
+			if err != nil {
+				yield(schema.Record{}, err)
+				return
+			}
+			for _, r := range recs {
+				if !yield(r, nil) {
 					return
 				}
 			}
@@ -95,46 +102,68 @@ type firstTimer interface {
 	FirstTime(ctx context.Context, from, to time.Time) (at time.Time, ok bool, err error)
 }
 
-// first answers a read of q's first record, from what an earlier read of
-// the same window found when there was one; of a store that tells the
-// time of its first record alone (firstTimer), a record of that time.
+// first answers a read of q's first record (steadySince's question: where
+// the store's data of a stretch begins) with a record of its time alone.
+// What each read found is kept as a fact (firstFact), and a read that a fact
+// answers goes to no store: the stretches asked for begin an hour before
+// each quantum of every failing call, most of them before the store's
+// first record, so the first read asks from the beginning of time and
+// answers them all. Of a store that tells the time of its first record
+// alone (firstTimer), only that is read.
 func (e *errorsRead) first(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
-		key := [2]int64{q.From.UnixNano(), q.To.UnixNano()}
-		r, ok := e.firsts[key]
-		if ft, can := e.WindowStore.(firstTimer); can && !ok {
-			// Only its time is read (steadySince's question).
-			at, some, err := ft.FirstTime(ctx, q.From, q.To)
-			if err != nil {
-				yield(schema.Record{}, err)
+		at, some, known := e.knownFirst(q.From, q.To)
+		if !known {
+			from := q.From
+			if len(e.firsts) == 0 {
+				from = time.Unix(0, 0) // where the store begins
+			}
+			var err error
+			if at, some, err = e.readFirst(ctx, from, q.To); err != nil {
+				yield(schema.Record{}, err) // a failed read is not kept
 				return
 			}
-			if some {
-				r = &schema.Record{Time: at}
-			}
-			if e.firsts == nil {
-				e.firsts = map[[2]int64]*schema.Record{}
-			}
-			e.firsts[key], ok = r, true
+			e.firsts = append(e.firsts, firstFact{from: from, to: q.To, at: at, some: some})
+			at, some, _ = e.knownFirst(q.From, q.To)
 		}
-		if !ok {
-			for rec, err := range e.WindowStore.WindowRecords(ctx, q) {
-				if err != nil {
-					yield(schema.Record{}, err) // a failed read is not kept
-					return
-				}
-				r = &rec
-				break
-			}
-			if e.firsts == nil {
-				e.firsts = map[[2]int64]*schema.Record{}
-			}
-			e.firsts[key] = r
-		}
-		if r != nil {
-			yield(*r, nil)
+		if some {
+			yield(schema.Record{Time: at}, nil)
 		}
 	}
+}
+
+// firstFact is what a read of the first record of [from, to) found: the
+// store holds nothing in [from, at), and a record at at when some, else
+// nothing in [from, to).
+type firstFact struct {
+	from, to, at time.Time
+	some         bool
+}
+
+// knownFirst answers the first record's time in [from, to) from the
+// facts, known false when none does.
+func (e *errorsRead) knownFirst(from, to time.Time) (at time.Time, some, known bool) {
+	for _, f := range e.firsts {
+		switch {
+		case f.from.After(from):
+		case f.some && !from.After(f.at):
+			return f.at, f.at.Before(to), true
+		case !f.some && !to.After(f.to):
+			return time.Time{}, false, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+// readFirst reads the time of the store's first record in [from, to).
+func (e *errorsRead) readFirst(ctx context.Context, from, to time.Time) (time.Time, bool, error) {
+	if ft, ok := e.WindowStore.(firstTimer); ok {
+		return ft.FirstTime(ctx, from, to)
+	}
+	for r, err := range e.WindowStore.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: 1}) {
+		return r.Time, err == nil, err
+	}
+	return time.Time{}, false, nil
 }
 
 // span returns the stretch held for q.Service, grown to cover q's.
@@ -174,6 +203,61 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 		}
 	}
 	return s, nil
+}
+
+// keptRead is a read of a service's errors in [from, to): recs are all the
+// store has there when full, else its first ones (the read's limit).
+type keptRead struct {
+	from, to time.Time
+	recs     []schema.Record
+	full     bool
+}
+
+// answer gives what a read of [from, to), at most limit records, gives
+// when k holds all of it. From from on, k's records begin the store's: all
+// of them before k's end (to when full; else its last record's time), and
+// the first, in the store's order, of those at that time.
+func (k *keptRead) answer(from, to time.Time, limit int) ([]schema.Record, bool) {
+	if from.Before(k.from) {
+		return nil, false
+	}
+	i, _ := slices.BinarySearchFunc(k.recs, from, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
+	j := i
+	for j < len(k.recs) && j-i < limit && k.recs[j].Time.Before(to) {
+		j++
+	}
+	switch {
+	case j-i == limit, k.full && !to.After(k.to), !k.full && !to.After(k.recs[len(k.recs)-1].Time):
+		return k.recs[i:j], true
+	}
+	return nil, false
+}
+
+// offRead reads q of a service whose stretch is not held (s.off) as the
+// stretch would have been, with the attributes the rules read; a read the
+// service's kept reads answer goes to no store. The rules ask the same
+// stretches again (an hour before each quantum that begins before the
+// store's first record gives its first records each time), and a read is
+// kept while errorsHeldCap allows.
+func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQuery) ([]schema.Record, error) {
+	for i := range s.reads {
+		if recs, ok := s.reads[i].answer(q.From, q.To, q.Limit); ok {
+			return recs, nil
+		}
+	}
+	q.Attrs = heldAttrs
+	var recs []schema.Record
+	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
+		if err != nil {
+			return nil, err // a failed read is not kept
+		}
+		recs = append(recs, r)
+	}
+	if e.held+len(recs) <= errorsHeldCap {
+		e.held += len(recs)
+		s.reads = append(s.reads, keptRead{from: q.From, to: q.To, recs: recs, full: len(recs) < q.Limit})
+	}
+	return recs, nil
 }
 
 // heldAttrs are the attributes of the records errorsRead holds: those the

@@ -23,7 +23,11 @@ func TestErrorsReadGivesWhatTheStoreGives(t *testing.T) {
 	sevs := []schema.Severity{schema.SeverityInfo, schema.SeverityWarn, schema.SeverityError}
 	for i := range 1000 {
 		svc := []string{"a", "b", "c"}[rng.IntN(3)]
-		r := logAt("", svc, rng.IntN(90*60_000), sevs[rng.IntN(3)], fmt.Sprintf("line %d", i))
+		ms := rng.IntN(90 * 60_000)
+		if i%2 == 0 {
+			ms = rng.IntN(90) * 60_000 // records that share their time
+		}
+		r := logAt("", svc, ms, sevs[rng.IntN(3)], fmt.Sprintf("line %d", i))
 		r.TraceID = schema.TraceID(fmt.Sprintf("%032x", rng.IntN(400)))
 		st.recs = append(st.recs, r)
 	}
@@ -37,11 +41,18 @@ func TestErrorsReadGivesWhatTheStoreGives(t *testing.T) {
 		}
 		return out
 	}
-	for _, cap := range []bool{false, true} {
-		e := newErrorsRead(st)
-		if cap {
+	counted := &countedStore{windowStore: st}
+	for _, mode := range []string{"held", "capped", "off"} {
+		e := newErrorsRead(counted)
+		switch mode {
+		case "capped":
 			e.held = errorsHeldCap - 100 // nearly full: most reads go to the store
+		case "off": // every service's stretch too large to hold: reads are kept
+			for _, svc := range []string{"", "a", "b", "c"} {
+				e.spans[svc] = &errorSpan{off: true}
+			}
 		}
+		counted.reads = 0
 		for range 120 {
 			from := at(rng.IntN(80 * 60_000))
 			q := schema.WindowQuery{From: from, To: from.Add(time.Duration(1+rng.IntN(70*60)) * time.Second),
@@ -51,7 +62,21 @@ func TestErrorsReadGivesWhatTheStoreGives(t *testing.T) {
 			}
 			want, got := read(st, q), read(e, q)
 			if !slices.EqualFunc(want, got, func(a, b schema.Record) bool { return a.Body == b.Body && a.Time.Equal(b.Time) }) {
-				t.Fatalf("%+v: errorsRead gives %d records, the store %d (or another order)", q, len(got), len(want))
+				t.Fatalf("%s: %+v: errorsRead gives %d records, the store %d (or another order)", mode, q, len(got), len(want))
+			}
+			// The same read again, and one of its first records, go to no store.
+			reads := counted.reads
+			if again := read(e, q); len(again) != len(got) {
+				t.Fatalf("%s: %+v: read again gives %d records, %d before", mode, q, len(again), len(got))
+			}
+			if len(got) > 1 {
+				q.Limit = 1 + rng.IntN(len(got)-1)
+				if again := read(e, q); !again[len(again)-1].Time.Equal(got[len(again)-1].Time) {
+					t.Fatalf("%s: %+v: a shorter read gives another record", mode, q)
+				}
+			}
+			if mode != "capped" && counted.reads != reads {
+				t.Errorf("%s: %+v: read again from the store", mode, q)
 			}
 		}
 	}
@@ -68,36 +93,52 @@ func (c *countedStore) WindowRecords(ctx context.Context, q schema.WindowQuery) 
 	return c.windowStore.WindowRecords(ctx, q)
 }
 
-// TestErrorsReadFirstRecord: a read of a window's first record gives what
-// the store gives, and the same read again does not reach the store.
+// TestErrorsReadFirstRecord: a read of a window's first record gives the
+// time of the store's first record there, for windows in any order, and
+// reaches the store only when what earlier reads found does not answer it:
+// windows that begin before the store's first record are all answered by
+// the first read, which asks from the beginning of time.
 func TestErrorsReadFirstRecord(t *testing.T) {
 	ctx := context.Background()
-	st := &countedStore{windowStore: &windowStore{memStore{recs: []schema.Record{
-		logAt("", "a", 5_000, schema.SeverityInfo, "first"),
-		logAt("", "b", 9_000, schema.SeverityError, "second"),
-	}}}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	ws := &windowStore{}
+	for i := range 200 {
+		ws.recs = append(ws.recs, logAt("", "a", 600_000+rng.IntN(3_600_000), schema.SeverityInfo, fmt.Sprint(i)))
+	}
+	slices.SortFunc(ws.recs, func(a, b schema.Record) int { return a.Time.Compare(b.Time) })
+	st := &countedStore{windowStore: ws}
 	e := newErrorsRead(st)
-	first := func(from, to int) string {
-		for r, err := range e.WindowRecords(ctx, schema.WindowQuery{From: at(from), To: at(to), Limit: 1}) {
+	first := func(s WindowStore, from, to time.Time) (time.Time, bool) {
+		for r, err := range s.WindowRecords(ctx, schema.WindowQuery{From: from, To: to, Limit: 1}) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return r.Body
+			return r.Time, true
 		}
-		return ""
+		return time.Time{}, false
 	}
-	for range 2 {
-		if got := first(0, 60_000); got != "first" {
-			t.Errorf("first record of the minute = %q, want first", got)
+	before := 0 // windows that begin before the store's first record
+	for i := range 300 {
+		from := at(rng.IntN(4_800_000))
+		if i%2 == 0 {
+			from = at(rng.IntN(600_000)) // an hour before a quantum: before the store's first record
+			before++
 		}
-		if got := first(6_000, 60_000); got != "second" {
-			t.Errorf("first record from 6 s = %q, want second", got)
-		}
-		if got := first(10_000, 60_000); got != "" {
-			t.Errorf("first record from 10 s = %q, want none", got)
+		to := from.Add(time.Duration(rng.IntN(3_600_000)) * time.Millisecond)
+		reads := st.reads
+		got, gotOK := first(e, from, to)
+		st.reads = reads // the reference read is not counted
+		want, wantOK := first(ws, from, to)
+		if gotOK != wantOK || !got.Equal(want) {
+			t.Fatalf("first record of [%v, %v) = %v %v, the store's %v %v", from, to, got, gotOK, want, wantOK)
 		}
 	}
-	if st.reads != 3 {
-		t.Errorf("the store was read %d times for 3 windows asked twice each", st.reads)
+	if st.reads > 300-before+1 {
+		t.Errorf("the store was read %d times for 300 windows, %d of them beginning before its first record", st.reads, before)
+	}
+	asked := st.reads
+	first(e, at(0), at(7_200_000)) // asked before, in effect: no read
+	if st.reads != asked {
+		t.Errorf("a window that begins before the store's first record was read again")
 	}
 }

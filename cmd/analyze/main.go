@@ -5,10 +5,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"github.com/faultline/faultline/internal/cli"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -25,7 +27,9 @@ func main() {
 	// (rootcause/stream.go), so a laxer pace (400) now saves little time
 	// (3-10% on 500k- and 1M-record windows) for 1.6-1.8 times the memory.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := cpuProfile(os.Getenv("FAULTLINE_CPU_PROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
@@ -73,3 +77,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func truncate(s string, n int) string { return cli.Truncate(s, n) }
+
+// cpuProfile writes a CPU profile of the whole command to path when it is
+// set (FAULTLINE_CPU_PROFILE), for a user reporting a slow analysis; the
+// returned function ends it.
+func cpuProfile(path string, stderr io.Writer) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "analyze: FAULTLINE_CPU_PROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
