@@ -2,6 +2,7 @@ package clickhouse
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -177,24 +178,23 @@ func (w *row) record() schema.Record {
 }
 
 // mergeAttrs sets r.Attrs to the resource and record attributes (record
-// ones win) without faultline's keys, which it returns.
+// ones win) without faultline's keys, which it returns. The sources send
+// them merged (mergedAttrs): the record's map is then taken as it is.
 func (w *row) mergeAttrs(r *schema.Record) map[string]string {
-	n := len(w.res) + len(w.attrs)
-	if n == 0 {
-		return nil
+	attrs := w.attrs
+	if len(w.res) > 0 {
+		attrs = make(map[string]string, len(w.res)+len(w.attrs))
+		maps.Copy(attrs, w.res)
+		maps.Copy(attrs, w.attrs)
 	}
-	attrs := make(map[string]string, n)
 	var x map[string]string
-	for _, m := range []map[string]string{w.res, w.attrs} {
-		for k, v := range m {
-			if strings.HasPrefix(k, extraPrefix) {
-				if x == nil {
-					x = map[string]string{}
-				}
-				x[k] = v
-				continue
+	for k, v := range attrs {
+		if strings.HasPrefix(k, extraPrefix) {
+			if x == nil {
+				x = map[string]string{}
 			}
-			attrs[k] = v
+			x[k] = v
+			delete(attrs, k)
 		}
 	}
 	if len(attrs) > 0 {

@@ -27,6 +27,15 @@ type source struct {
 
 const mapSS, arrS, arrMapSS = "'Map(String, String)'", "'Array(String)'", "'Array(Map(String, String))'"
 
+// A source's attributes are sent as one map, the resource's merged with the
+// record's by the server (record ones win), so that each row carries one
+// map to decode, not two; Res is left empty.
+const noRes = "CAST(map(), " + mapSS + ") AS Res"
+
+func mergedAttrs(own string) string {
+	return "mapUpdate(CAST(ResourceAttributes, " + mapSS + "), CAST(" + own + ", " + mapSS + ")) AS Attrs"
+}
+
 func (s *Store) logSource() source {
 	name := "''"
 	if s.layout.hasCol(schema.TableLogs, "ScopeName") {
@@ -37,7 +46,7 @@ func (s *Store) logSource() source {
 		"toString(ServiceName) AS Service", "toInt32(SeverityNumber) AS Severity",
 		"toString(SeverityText) AS SevText", "Body", "toString(" + name + ") AS Name",
 		"toInt64(0) AS Dur", "'' AS Status",
-		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(LogAttributes, " + mapSS + ") AS Attrs",
+		noRes, mergedAttrs("LogAttributes"),
 		"CAST([], " + arrS + ") AS EvNames", "CAST([], " + arrMapSS + ") AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableLogs, sel: sel, hasSec: s.layout.hasCol(schema.TableLogs, "TimestampTime")}
@@ -56,7 +65,7 @@ func (s *Store) spanSource() source {
 		"toString(ServiceName) AS Service", "toInt32(0) AS Severity", "'' AS SevText",
 		"StatusMessage AS Body", "toString(SpanName) AS Name", "toInt64(Duration) AS Dur",
 		"toString(StatusCode) AS Status",
-		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(SpanAttributes, " + mapSS + ") AS Attrs",
+		noRes, mergedAttrs("SpanAttributes"),
 		evNames + " AS EvNames", evAttrs + " AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableTraces, sel: sel}
@@ -67,7 +76,7 @@ func (s *Store) errorSource() source {
 		"Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId", "toString(ServiceName) AS Service",
 		"SeverityNumber AS Severity", "toString(SeverityText) AS SevText", "Body", "toString(Name) AS Name",
 		"Duration AS Dur", "toString(StatusCode) AS Status",
-		"CAST(ResourceAttributes, " + mapSS + ") AS Res", "CAST(Attributes, " + mapSS + ") AS Attrs",
+		noRes, mergedAttrs("Attributes"),
 		"CAST(EventNames, " + arrS + ") AS EvNames", "CAST(EventAttributes, " + arrMapSS + ") AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableErrors, sel: sel}

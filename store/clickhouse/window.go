@@ -67,26 +67,19 @@ func (s *Store) windowParts(q schema.WindowQuery) []part {
 	return parts
 }
 
-// projectAttrs narrows the attribute maps a source selects (Res, Attrs) to
-// the keys of WindowQuery.Attrs and faultline's own keys, so that the
-// server sends only what the reader asked for. It returns the select list
-// and the arguments its placeholders take, in order.
+// projectAttrs narrows the attribute map a source selects (Attrs, see
+// mergedAttrs) to the keys of WindowQuery.Attrs and faultline's own keys,
+// so that the server sends only what the reader asked for. It returns the
+// select list and the arguments its placeholders take, in order.
 func projectAttrs(sel string, keys []string) (string, []any) {
-	var args []any
-	for _, alias := range [...]string{"Res", "Attrs"} {
-		end := strings.Index(sel, ") AS "+alias)
-		if end < 0 {
-			continue
-		}
-		start := strings.LastIndex(sel[:end], "CAST(")
-		if start < 0 {
-			continue
-		}
-		expr := sel[start : end+1]
-		sel = sel[:start] + "mapFilter((k, v) -> startsWith(k, '" + extraPrefix + "') OR has(?, k), " + expr + ")" + sel[end+1:]
-		args = append(args, keys)
+	end := strings.Index(sel, ") AS Attrs")
+	start := strings.LastIndex(sel[:max(end, 0)], "mapUpdate(")
+	if end < 0 || start < 0 {
+		return sel, nil
 	}
-	return sel, args
+	expr := sel[start : end+1]
+	sel = sel[:start] + "mapFilter((k, v) -> startsWith(k, '" + extraPrefix + "') OR has(?, k), " + expr + ")" + sel[end+1:]
+	return sel, []any{keys}
 }
 
 // FirstTime is the time of the first record of [from, to), ok false when
