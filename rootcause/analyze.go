@@ -126,7 +126,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	failK := sampleFailing(hold, opt.SampleFailingAbove)
 	// A store that can draws the window's sample on its server, asked
 	// once for the window's size (a second read, settled's, keeps it).
-	plan, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, failK, opt.Limit)
+	plan, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, hold, failK, opt.Limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,6 +148,13 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 		return win, err
 	}
 	win, err := settled(readWindow)
+	if errors.Is(err, schema.ErrSampleOverLimit) {
+		// The store's sample of the window would pass the record limit
+		// (its alert records alone, or a few giant traces): read it as
+		// one whose process samples it, keeping the newest records.
+		plan = nil
+		win, err = settled(readWindow)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,9 +464,14 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	if smp != nil && smp.server {
 		// The store sent the sample: the window is what it counted, and
 		// the healthy traces left out are those it holds beyond the ones
-		// the read met.
+		// the read met; a store that did not count its traces (0) has,
+		// about, k of them for each in the sample.
 		l.sent, l.n = l.n, max(l.n, smp.records)
-		smp.dropped = max(smp.dropped, smp.traces-smp.kept-l.failing)
+		if smp.traces > 0 {
+			smp.dropped = max(smp.dropped, smp.traces-smp.kept-l.failing)
+		} else {
+			smp.dropped = max(smp.dropped, smp.kept*(int(smp.k)-1))
+		}
 	}
 	return l, nil
 }

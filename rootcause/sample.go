@@ -259,18 +259,21 @@ func failingTraces(ctx context.Context, st Store, from, to time.Time, limit int)
 	return out, nil
 }
 
-// serverSampler is a store that draws the sample of a window's traces on
-// its server (ClickHouse), sending only the records of the traces in it,
-// every alert record and every record without a trace (the methods of
-// store/clickhouse.Store of the same names).
+// serverSampler is a store that draws the sample of a window's traces
+// itself, sending only the records of the traces in it, every alert record
+// and every record without a trace: ClickHouse on its server, the embedded
+// store as it reads its blocks, passing over the others undecoded (the
+// methods of store/clickhouse.Store and store/sqlite.DB of the same names).
 type serverSampler interface {
 	// WindowSize counts the records of [from, to) and, about, their
 	// traces.
 	WindowSize(ctx context.Context, from, to time.Time) (records, traces int, err error)
 	// SampledRecords is WindowRecords(q) less the records that are not
 	// alerts of the traces whose traceHash is not 0 modulo k (or, for the
-	// window's failing traces, modulo failK).
-	SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64) iter.Seq2[schema.Record, error]
+	// window's failing traces, modulo failK). failing names the window's
+	// failing traces (failingTraces'); a store that selects them itself
+	// (ClickHouse) need not ask it.
+	SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, failing func(schema.TraceID) bool) iter.Seq2[schema.Record, error]
 }
 
 // serverSample is a store reading a window as its server samples it, the
@@ -283,11 +286,15 @@ type serverSample struct {
 	k, failK        uint64
 	newest          bool
 	records, traces int
+	failing         map[schema.TraceID]bool
 }
 
 func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
 	q.Newest = s.newest
-	return s.ss.SampledRecords(ctx, q, s.k, s.failK)
+	return s.ss.SampledRecords(ctx, q, s.k, s.failK, func(id schema.TraceID) bool {
+		_, ok := s.failing[id] // those sampleFailing left out too
+		return ok
+	})
 }
 
 // planServerSample is how st's server samples the window [from, to)
@@ -299,7 +306,7 @@ func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) 
 // before it samples are then about all it is sent, rather than the whole
 // window: on the 10M-record window of docs/analysis-bench-big.md, about a
 // sixth (every alert record is sent too).
-func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failK, limit int) (*serverSample, error) {
+func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failing map[schema.TraceID]bool, failK, limit int) (*serverSample, error) {
 	ss, ok := st.(serverSampler)
 	if !ok || budget <= 0 {
 		return nil, nil
@@ -312,7 +319,7 @@ func planServerSample(ctx context.Context, st Store, budget int, from, to time.T
 		return nil, nil
 	}
 	return &serverSample{Store: st, ss: ss, k: uint64(powerOfTwoFor(n, budget)), failK: uint64(max(failK, 1)),
-		newest: n > limit, records: n, traces: traces}, nil
+		newest: n > limit, records: n, traces: traces, failing: failing}, nil
 }
 
 // read is the store a read of the window takes its records from, with
@@ -428,7 +435,7 @@ func sampledWarning(s *Sampled, l *loaded) string {
 		parts = append(parts, "every failing trace is explained")
 	}
 	if smp := l.sample; smp != nil && smp.server {
-		return fmt.Sprintf("sampled by the store's server: %s; %.0f%% of its about %d traces read whole (%d of its %d records sent); errors and warnings are counted over all of them, the other records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",
+		return fmt.Sprintf("sampled by the store: %s; %.0f%% of its about %d traces read whole (%d of its %d records sent); errors and warnings are counted over all of them, the other records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",
 			strings.Join(parts, "; "), 100*s.Share, s.Traces, l.sent, l.n)
 	}
 	return fmt.Sprintf("sampled: %s; %.0f%% of its %d traces read whole; per-service counts are over all %d records, latencies, calls, behaviour and the failing traces' votes weighed from the sample",

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -76,6 +77,12 @@ func (r *Record) IsError() bool {
 // IsAlert reports whether the record is what WindowQuery.ErrorsOnly
 // keeps: an error, or a severity of WARN or above.
 func (r *Record) IsAlert() bool { return r.IsError() || r.Severity >= SeverityWarn }
+
+// ErrSampleOverLimit ends a store's read of a window's sample of traces
+// (rootcause's serverSampler) that holds more records than the read's
+// limit, after the limit's records: the analysis reads the window again,
+// unsampled by the store, and keeps its newest records.
+var ErrSampleOverLimit = errors.New("the window's sample holds more records than the read may take")
 
 // TraceHash is a trace id's place in a sample of traces: a trace is in a
 // sample of 1 in k (k a power of two) when TraceHash(id) % k == 0, so the

@@ -30,6 +30,7 @@ func main() {
 	stopProfile := cpuProfile(os.Getenv("FAULTLINE_CPU_PROFILE"), os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
+	memProfile(os.Getenv("FAULTLINE_MEM_PROFILE"), os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -96,5 +97,23 @@ func cpuProfile(path string, stderr io.Writer) func() {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+	}
+}
+
+// memProfile writes a heap profile (what the command allocated, and what
+// it still held at its end) to path when it is set (FAULTLINE_MEM_PROFILE).
+func memProfile(path string, stderr io.Writer) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "analyze: FAULTLINE_MEM_PROFILE: %v\n", err)
 	}
 }

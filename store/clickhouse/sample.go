@@ -51,8 +51,10 @@ func (s *Store) WindowSize(ctx context.Context, from, to time.Time) (records, tr
 // whose schema.TraceHash is 0 modulo k, or, for the failing traces
 // (those FailingTraces names with q's window and limit), modulo failK.
 // k and failK are powers of two (1 takes every trace). q.ErrorsOnly is
-// not sampled: it reads the alert records alone already.
-func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64) iter.Seq2[schema.Record, error] {
+// not sampled: it reads the alert records alone already. The failing
+// traces are selected on the server, by the query FailingTraces runs:
+// failing is not asked.
+func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, _ func(schema.TraceID) bool) iter.Seq2[schema.Record, error] {
 	if q.ErrorsOnly || k <= 1 {
 		return s.WindowRecords(ctx, q)
 	}

@@ -144,7 +144,7 @@ type windowChunk struct {
 
 // windowBlocks yields the records of [from, to) in time order, ties in
 // insertion order.
-func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuery, from, to int64, limit int) iter.Seq2[schema.Record, error] {
+func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuery, from, to int64, limit int, smp *traceSample) iter.Seq2[schema.Record, error] {
 	return func(yield func(schema.Record, error) bool) {
 		if from >= to {
 			return
@@ -173,7 +173,7 @@ func (db *DB) windowBlocks(ctx context.Context, what string, q schema.WindowQuer
 			drop, blocksFrom = c.drop, c.from
 		}
 		ch := make(chan windowChunk, ahead)
-		go db.produceBlocks(ctx, q, blocksFrom, from, to, ch)
+		go db.produceBlocks(ctx, q, blocksFrom, from, to, smp, ch)
 		defer func() {
 			cancel()
 			for range ch {
@@ -198,7 +198,7 @@ func windowError(what string, err error) error {
 }
 
 func windowBlocksSQL(q schema.WindowQuery) (string, bool) {
-	return `SELECT b.id, b.bseq, b.min_ts, b.n, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + windowBlocksWhere(q) +
+	return `SELECT b.id, b.bseq, b.min_ts, b.n, b.alert, d.data FROM blocks b JOIN block_data d ON d.id = b.id WHERE ` + windowBlocksWhere(q) +
 		` ORDER BY b.min_ts`, q.Service != ""
 }
 
@@ -222,7 +222,10 @@ func windowBlocksWhere(q schema.WindowQuery) string {
 // error.
 // The blocks read are those that end at blocksFrom or later (from, but for
 // a read of the newest records: newest.go).
-func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFrom, from, to int64, ch chan<- windowChunk) {
+// With smp, a block of other than alert records gives only the records of
+// the traces in the sample (traceSample.keeps), the others passed over
+// undecoded.
+func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFrom, from, to int64, smp *traceSample, ch chan<- windowChunk) {
 	defer close(ch)
 	skip := backend.SkippedFrom(ctx)
 	err := func() error {
@@ -243,8 +246,9 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFro
 		for rows.Next() {
 			var c windowChunk
 			var n int64
+			var alert bool
 			var data sql.RawBytes
-			if err := rows.Scan(&c.id, &c.bseq, &c.minTS, &n, &data); err != nil {
+			if err := rows.Scan(&c.id, &c.bseq, &c.minTS, &n, &alert, &data); err != nil {
 				return err
 			}
 			entries, err := db.zstd.decodeBlock(data)
@@ -258,6 +262,9 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFro
 			lo, _ := slices.BinarySearchFunc(entries, from, func(e entry, t int64) int { return cmp.Compare(e.ts, t) })
 			hi, _ := slices.BinarySearchFunc(entries, to, func(e entry, t int64) int { return cmp.Compare(e.ts, t) })
 			c.entries = entries[lo:hi]
+			if smp != nil && !alert {
+				c.entries = smp.filter(c.entries)
+			}
 			select {
 			case ch <- c:
 			case <-ctx.Done():

@@ -44,7 +44,7 @@ func (db *DB) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"))
 	from, to := clampNanos(q.From), clampNanos(q.To)
 	if !db.isLegacy(ctx) {
-		return db.windowBlocks(ctx, what, q, from, to, limit)
+		return db.windowBlocks(ctx, what, q, from, to, limit, nil)
 	}
 	sqlText, args := windowSQL(from, to, q.Service, q.ErrorsOnly, limit)
 	if q.Newest {

@@ -1,0 +1,169 @@
+package sqlite_test
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/sim"
+	"github.com/faultline/faultline/store/sqlite"
+)
+
+// demoDB is a store holding the demo incident.
+func demoDB(t *testing.T) (*sqlite.DB, *sim.Incident) {
+	t.Helper()
+	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openTemp(t, sqlite.Options{})
+	if err := db.WriteBatch(t.Context(), inc.Records); err != nil {
+		t.Fatal(err)
+	}
+	return db, inc
+}
+
+func readAll(t *testing.T, db *sqlite.DB, seq func(func(schema.Record, error) bool)) ([]schema.Record, error) {
+	t.Helper()
+	var out []schema.Record
+	for r, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// TestSampledRecordsAreTheSample: the records a sampled read of the
+// embedded store yields are those of the window that the process's hash
+// (schema.TraceHash) picks, in the window's order: every alert record and
+// record without a trace, the others of the traces in the 1 in k, and of
+// the failing traces in the 1 in failK; a sample of more records than the
+// read's limit ends with ErrSampleOverLimit after the limit's records.
+// WindowSize counts the window's records.
+func TestSampledRecordsAreTheSample(t *testing.T) {
+	db, inc := demoDB(t)
+	from, to := inc.Truth.Window.From, inc.Truth.Window.To
+	all, err := readAll(t, db, db.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := map[schema.TraceID]bool{}
+	for _, r := range all {
+		if r.TraceID != "" && r.IsError() {
+			failing[r.TraceID] = true
+		}
+	}
+	if n, _, err := db.WindowSize(t.Context(), from, to); err != nil || n != len(all) {
+		t.Errorf("WindowSize = %d, %v; the window holds %d records", n, err, len(all))
+	}
+	same := func(a, b schema.Record) bool {
+		return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
+	}
+	isFailing := func(id schema.TraceID) bool { return failing[id] }
+	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}, {16, 16}} {
+		var want []schema.Record
+		for _, r := range all {
+			h := schema.TraceHash(r.TraceID)
+			if r.TraceID == "" || r.IsAlert() || h%c.k == 0 || failing[r.TraceID] && h%c.failK == 0 {
+				want = append(want, r)
+			}
+		}
+		if len(want) == len(all) || len(want) == 0 {
+			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
+		}
+		for _, newest := range []bool{false, true} {
+			q := schema.WindowQuery{From: from, To: to, Newest: newest}
+			got, err := readAll(t, db, db.SampledRecords(t.Context(), q, c.k, c.failK, isFailing))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(got, want, same) {
+				t.Errorf("k=%d failK=%d: the store yields %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
+			}
+		}
+		q := schema.WindowQuery{From: from, To: to, Limit: len(want)}
+		if got, err := readAll(t, db, db.SampledRecords(t.Context(), q, c.k, c.failK, isFailing)); err != nil || len(got) != len(want) {
+			t.Errorf("k=%d failK=%d: a sample of %d records read with that limit gives %d, %v", c.k, c.failK, len(want), len(got), err)
+		}
+		q.Limit = len(want) - 1
+		got, err := readAll(t, db, db.SampledRecords(t.Context(), q, c.k, c.failK, isFailing))
+		if !errors.Is(err, schema.ErrSampleOverLimit) || len(got) != q.Limit || !slices.EqualFunc(got, want[:q.Limit], same) {
+			t.Errorf("k=%d failK=%d: a sample of %d records read with a limit of %d gives %d, %v; want the limit's first, then ErrSampleOverLimit",
+				c.k, c.failK, len(want), q.Limit, len(got), err)
+		}
+	}
+}
+
+// TestStoreSampledAnalysis: a window over the sampling budget is sampled
+// by the embedded store as it reads; the analysis ranks the injected fault
+// first, as an unsampled one does, counts every error as it does, says
+// that the store sampled and how much was sent, and estimates the records
+// of each service within the sample's noise. When the sample holds more
+// records than the read's limit, the window is read again, sampled by the
+// process, and its newest records kept.
+func TestStoreSampledAnalysis(t *testing.T) {
+	db, inc := demoDB(t)
+	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
+	whole, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: -1, SampleFailingAbove: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sv := range whole.Services {
+		n += sv.Records
+	}
+	s := rep.Sampled
+	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
+		t.Fatalf("a window of %d records over the budget is not sampled by the store: %+v", n, s)
+	}
+	truth := inc.Truth.RootCause.Service
+	if first(rep) != truth || first(whole) != truth {
+		t.Errorf("sampled by the store, %s ranks first; unsampled, %s; the injected fault is at %s", first(rep), first(whole), truth)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "sampled by the store:") }) {
+		t.Errorf("no warning says the store sampled: %q", rep.Warnings)
+	}
+	got := map[string]rootcause.ServiceSummary{}
+	for _, sv := range rep.Services {
+		got[sv.Service] = sv
+	}
+	for _, sv := range whole.Services {
+		g := got[sv.Service]
+		if g.Errors != sv.Errors {
+			t.Errorf("%s: %d errors counted from the store's sample, %d in the window", sv.Service, g.Errors, sv.Errors)
+		}
+		if sv.Records >= 400 && math.Abs(float64(g.Records-sv.Records)) > 0.25*float64(sv.Records) {
+			t.Errorf("%s: %d records estimated from the store's sample, %d in the window", sv.Service, g.Records, sv.Records)
+		}
+	}
+	// A limit the sample passes: read again, the newest kept, and told.
+	limit := s.Sent / 2
+	cut, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50, Limit: limit})
+	if err != nil {
+		t.Fatalf("a sample over the record limit: %v", err)
+	}
+	if cut.Sampled != nil && cut.Sampled.Sent != 0 {
+		t.Errorf("a sample over the record limit is still the store's: %+v", cut.Sampled)
+	}
+	if !slices.ContainsFunc(cut.Warnings, func(w string) bool { return strings.Contains(w, "only the newest") }) {
+		t.Errorf("a window read again past its limit does not say it kept the newest records: %q", cut.Warnings)
+	}
+}
+
+func first(rep *rootcause.Report) string {
+	if len(rep.Candidates) == 0 {
+		return "nothing"
+	}
+	return rep.Candidates[0].Service
+}
