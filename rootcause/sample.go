@@ -45,8 +45,9 @@ import (
 // would otherwise hold most of itself: 96k failing traces, 3M of the 5M
 // records of docs/analysis-bench-big.md's window.
 //
-// A store whose server can draw the sample itself (serverSampler:
-// ClickHouse) is asked for the sample's records alone when the window
+// A store that can draw the sample itself (serverSampler: ClickHouse on
+// its server, the embedded store as it reads its blocks, passing over the
+// others undecoded) is asked for the sample's records alone when the window
 // holds more than the budget: k is then fixed before the read, from the
 // window's size, and the records the server keeps back (those of the
 // traces out of the sample that are not alerts) are stood for by those it
@@ -104,7 +105,7 @@ type sampler struct {
 func newSampler(budget int) *sampler { return &sampler{k: 1, budget: budget} }
 
 // traceHash is a trace id's place in the sample (schema.TraceHash, which a
-// store's server computes too).
+// store computes too).
 func traceHash(id schema.TraceID) uint64 { return schema.TraceHash(id) }
 
 // weight is how many records r stands for in its period's counts
@@ -392,9 +393,10 @@ type Sampled struct {
 	FailingK    int `json:"failing_k,omitempty"`
 	Failing     int `json:"failing,omitempty"`
 	FailingHeld int `json:"failing_held,omitempty"`
-	// Sent, when the store's server drew the sample, counts the records
-	// it sent of the window's (every alert record, and the others of the
-	// traces in the sample); Traces is then its approximate count.
+	// Sent, when the store drew the sample (ClickHouse's server, or the
+	// embedded store as it read its blocks), counts the records it sent of
+	// the window's (every alert record, and the others of the traces in
+	// the sample); Traces is then an approximate count.
 	Sent int `json:"sent,omitempty"`
 }
 
