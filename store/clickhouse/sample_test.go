@@ -4,7 +4,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/faultline/faultline/store"
 	"github.com/faultline/faultline/store/clickhouse"
 	"github.com/faultline/faultline/store/sqlite"
+	"github.com/faultline/faultline/store/storetest"
 )
 
 // TestServerSampleIsTheProcesss: the records the server sends of a
@@ -73,11 +73,8 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 }
 
 // TestServerSampledAnalysis: a window over the sampling budget is sampled
-// by the ClickHouse server; the analysis ranks the injected fault first,
-// as an unsampled analysis of the same records on the embedded store
-// does, counts every error as it does, says that it sampled and how much
-// was sent, and estimates the records of each service within the
-// sample's noise.
+// by the ClickHouse server (storetest.SampledAnalysis, against an
+// unsampled analysis of the same records on the embedded store).
 func TestServerSampledAnalysis(t *testing.T) {
 	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
 	if err != nil {
@@ -94,44 +91,7 @@ func TestServerSampledAnalysis(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	whole, err := rootcause.Analyze(t.Context(), lite, q, rootcause.Options{SampleAbove: -1, SampleFailingAbove: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := rootcause.Analyze(t.Context(), ch, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sv := range whole.Services {
-		n += sv.Records
-	}
-	s := rep.Sampled
-	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
-		t.Fatalf("a window of %d records over the budget is not sampled by the server: %+v", n, s)
-	}
-	if top(rep) != inc.Truth.RootCause.Service || top(whole) != inc.Truth.RootCause.Service {
-		t.Errorf("sampled by the server, %s ranks first; unsampled, %s; the injected fault is at %s", top(rep), top(whole), inc.Truth.RootCause.Service)
-	}
-	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "sampled by the store:") }) {
-		t.Errorf("no warning says the server sampled: %q", rep.Warnings)
-	}
-	got := map[string]rootcause.ServiceSummary{}
-	for _, sv := range rep.Services {
-		got[sv.Service] = sv
-	}
-	for _, sv := range whole.Services {
-		g := got[sv.Service]
-		if g.Errors != sv.Errors {
-			t.Errorf("%s: %d errors counted from the server's sample, %d in the window", sv.Service, g.Errors, sv.Errors)
-		}
-		// Records of traces drawn 1 in K, each trace a few records: well
-		// within a quarter of the count for a service of hundreds.
-		if sv.Records >= 400 && math.Abs(float64(g.Records-sv.Records)) > 0.25*float64(sv.Records) {
-			t.Errorf("%s: %d records estimated from the server's sample, %d in the window", sv.Service, g.Records, sv.Records)
-		}
-	}
+	storetest.SampledAnalysis(t, ch, lite, inc)
 }
 
 func top(rep *rootcause.Report) string {

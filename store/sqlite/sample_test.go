@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store/sqlite"
+	"github.com/faultline/faultline/store/storetest"
 )
 
 // demoDB is a store holding the demo incident.
@@ -102,54 +102,14 @@ func TestSampledRecordsAreTheSample(t *testing.T) {
 }
 
 // TestStoreSampledAnalysis: a window over the sampling budget is sampled
-// by the embedded store as it reads; the analysis ranks the injected fault
-// first, as an unsampled one does, counts every error as it does, says
-// that the store sampled and how much was sent, and estimates the records
-// of each service within the sample's noise. When the sample holds more
-// records than the read's limit, the window is read again, sampled by the
-// process, and its newest records kept.
+// by the embedded store as it reads (storetest.SampledAnalysis). When the
+// sample holds more records than the read's limit, the window is read
+// again, sampled by the process, and its newest records kept and told.
 func TestStoreSampledAnalysis(t *testing.T) {
 	db, inc := demoDB(t)
+	s := storetest.SampledAnalysis(t, db, db, inc).Sampled
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	whole, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: -1, SampleFailingAbove: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sv := range whole.Services {
-		n += sv.Records
-	}
-	s := rep.Sampled
-	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
-		t.Fatalf("a window of %d records over the budget is not sampled by the store: %+v", n, s)
-	}
-	truth := inc.Truth.RootCause.Service
-	if first(rep) != truth || first(whole) != truth {
-		t.Errorf("sampled by the store, %s ranks first; unsampled, %s; the injected fault is at %s", first(rep), first(whole), truth)
-	}
-	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "sampled by the store:") }) {
-		t.Errorf("no warning says the store sampled: %q", rep.Warnings)
-	}
-	got := map[string]rootcause.ServiceSummary{}
-	for _, sv := range rep.Services {
-		got[sv.Service] = sv
-	}
-	for _, sv := range whole.Services {
-		g := got[sv.Service]
-		if g.Errors != sv.Errors {
-			t.Errorf("%s: %d errors counted from the store's sample, %d in the window", sv.Service, g.Errors, sv.Errors)
-		}
-		if sv.Records >= 400 && math.Abs(float64(g.Records-sv.Records)) > 0.25*float64(sv.Records) {
-			t.Errorf("%s: %d records estimated from the store's sample, %d in the window", sv.Service, g.Records, sv.Records)
-		}
-	}
-	// A limit the sample passes: read again, the newest kept, and told.
-	limit := s.Sent / 2
-	cut, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50, Limit: limit})
+	cut, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50, Limit: s.Sent / 2})
 	if err != nil {
 		t.Fatalf("a sample over the record limit: %v", err)
 	}
@@ -159,11 +119,4 @@ func TestStoreSampledAnalysis(t *testing.T) {
 	if !slices.ContainsFunc(cut.Warnings, func(w string) bool { return strings.Contains(w, "only the newest") }) {
 		t.Errorf("a window read again past its limit does not say it kept the newest records: %q", cut.Warnings)
 	}
-}
-
-func first(rep *rootcause.Report) string {
-	if len(rep.Candidates) == 0 {
-		return "nothing"
-	}
-	return rep.Candidates[0].Service
 }

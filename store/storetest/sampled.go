@@ -1,0 +1,69 @@
+package storetest
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/sim"
+)
+
+// SampledAnalysis analyses inc's window twice: from whole, unsampled, and
+// from st with a sampling budget far below the window, which st is to draw
+// itself (ClickHouse's server, the embedded store as it reads). Sampled,
+// the injected fault ranks first as it does unsampled, every service's
+// errors are counted as they are, its records are estimated within the
+// sample's noise, and a warning says the store sampled; it returns the
+// sampled report.
+func SampledAnalysis(t *testing.T, st, whole rootcause.Store, inc *sim.Incident) *rootcause.Report {
+	t.Helper()
+	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
+	all, err := rootcause.Analyze(t.Context(), whole, q, rootcause.Options{SampleAbove: -1, SampleFailingAbove: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rootcause.Analyze(t.Context(), st, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sv := range all.Services {
+		n += sv.Records
+	}
+	s := rep.Sampled
+	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
+		t.Fatalf("a window of %d records over the budget is not sampled by the store: %+v", n, s)
+	}
+	truth := inc.Truth.RootCause.Service
+	if first(rep) != truth || first(all) != truth {
+		t.Errorf("sampled by the store, %s ranks first; unsampled, %s; the injected fault is at %s", first(rep), first(all), truth)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "sampled by the store:") }) {
+		t.Errorf("no warning says the store sampled: %q", rep.Warnings)
+	}
+	got := map[string]rootcause.ServiceSummary{}
+	for _, sv := range rep.Services {
+		got[sv.Service] = sv
+	}
+	for _, sv := range all.Services {
+		g := got[sv.Service]
+		if g.Errors != sv.Errors {
+			t.Errorf("%s: %d errors counted from the store's sample, %d in the window", sv.Service, g.Errors, sv.Errors)
+		}
+		// Records of traces drawn 1 in K, each trace a few records: well
+		// within a quarter of the count for a service of hundreds.
+		if sv.Records >= 400 && math.Abs(float64(g.Records-sv.Records)) > 0.25*float64(sv.Records) {
+			t.Errorf("%s: %d records estimated from the store's sample, %d in the window", sv.Service, g.Records, sv.Records)
+		}
+	}
+	return rep
+}
+
+func first(rep *rootcause.Report) string {
+	if len(rep.Candidates) == 0 {
+		return "nothing"
+	}
+	return rep.Candidates[0].Service
+}
