@@ -177,11 +177,11 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 		return s, nil
 	}
 	if q.From.Before(s.from) {
-		part, err := e.part(ctx, q.Service, q.From, s.from)
+		part, over, err := e.part(ctx, q.Service, q.From, s.from)
 		if err != nil {
 			return nil, err
 		}
-		if e.keep(s, part) {
+		if e.keep(s, part, over) {
 			s.recs, s.from = append(part, s.recs...), q.From
 			if s.kinds != nil {
 				s.kinds = append(make([]schema.Kind, len(part)), s.kinds...)
@@ -190,11 +190,11 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 		}
 	}
 	if !s.off && q.To.After(s.to) {
-		part, err := e.part(ctx, q.Service, s.to, q.To)
+		part, over, err := e.part(ctx, q.Service, s.to, q.To)
 		if err != nil {
 			return nil, err
 		}
-		if e.keep(s, part) {
+		if e.keep(s, part, over) {
 			s.recs, s.to = append(s.recs, part...), q.To
 			if s.kinds != nil {
 				s.kinds = append(s.kinds, make([]schema.Kind, len(part))...)
@@ -266,23 +266,38 @@ func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQ
 // projection), rather than each a map of every attribute it has.
 var heldAttrs = append(slices.Clip(AttrKeys), schema.AttrServiceVersion)
 
-// part reads the errors and warnings of service in [from, to), at most
-// one more than errorsPartCap.
-func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) ([]schema.Record, error) {
-	var out []schema.Record
-	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1, Attrs: heldAttrs}
-	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+// recordCounter is a store that counts the records a read would give
+// without sending them (ClickHouse's count()).
+type recordCounter interface {
+	CountRecords(ctx context.Context, q schema.WindowQuery) (int, error)
 }
 
-// keep reports whether part may join s, and turns s off when not.
-func (e *errorsRead) keep(s *errorSpan, part []schema.Record) bool {
-	if len(part) > errorsPartCap || e.held+len(part) > errorsHeldCap {
+// part reads the errors and warnings of service in [from, to); over when
+// they are more than errorsPartCap, read no further. Of a store that counts
+// them first (recordCounter), such a stretch is not read: a busy service's
+// 20,001 errors, read with their attributes only to be let go, took
+// ClickHouse 1.6 s each.
+func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) (part []schema.Record, over bool, err error) {
+	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1, Attrs: heldAttrs}
+	if c, ok := e.WindowStore.(recordCounter); ok {
+		n, err := c.CountRecords(ctx, q)
+		if err != nil || n > errorsPartCap {
+			return nil, err == nil, err
+		}
+	}
+	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
+		if err != nil {
+			return nil, false, err
+		}
+		part = append(part, r)
+	}
+	return part, len(part) > errorsPartCap, nil
+}
+
+// keep reports whether part may join s, and turns s off when not: when it
+// is over errorsPartCap, or the errors held would pass errorsHeldCap.
+func (e *errorsRead) keep(s *errorSpan, part []schema.Record, over bool) bool {
+	if over || e.held+len(part) > errorsHeldCap {
 		e.held -= len(s.recs)
 		s.recs, s.off = nil, true
 		s.kinds, s.classified = nil, nil

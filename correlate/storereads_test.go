@@ -142,3 +142,65 @@ func TestErrorsReadFirstRecord(t *testing.T) {
 		t.Errorf("a window that begins before the store's first record was read again")
 	}
 }
+
+// tallyStore is a store that counts records (recordCounter) as if service
+// busy logged more errors than errorsRead holds, and notes the reads of
+// the stretches errorsRead would hold.
+type tallyStore struct {
+	*windowStore
+	busy  string
+	parts []schema.WindowQuery
+}
+
+func (c *tallyStore) CountRecords(_ context.Context, q schema.WindowQuery) (int, error) {
+	if q.Service == c.busy {
+		return errorsPartCap + 1, nil
+	}
+	n := 0
+	for _, err := range c.windowStore.WindowRecords(context.Background(), schema.WindowQuery{From: q.From, To: q.To, Service: q.Service, ErrorsOnly: q.ErrorsOnly}) {
+		if err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (c *tallyStore) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
+	if q.Limit == errorsPartCap+1 {
+		c.parts = append(c.parts, q)
+	}
+	return c.windowStore.WindowRecords(ctx, q)
+}
+
+// TestErrorsReadCountsBeforeItHolds: of a store that counts records, the
+// stretch of a service with more errors than errorsRead holds is not read
+// to be held (its reads still give the store's records), and the others
+// are.
+func TestErrorsReadCountsBeforeItHolds(t *testing.T) {
+	ctx := context.Background()
+	ws := &windowStore{}
+	for i := range 300 {
+		ws.recs = append(ws.recs, logAt("", []string{"a", "b"}[i%2], i*1000, schema.SeverityError, fmt.Sprint(i)))
+	}
+	st := &tallyStore{windowStore: ws, busy: "a"}
+	e := newErrorsRead(st)
+	for _, svc := range []string{"a", "b"} {
+		q := schema.WindowQuery{From: at(0), To: at(300_000), Service: svc, ErrorsOnly: true, Limit: 1000}
+		n := 0
+		for _, err := range e.WindowRecords(ctx, q) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 150 {
+			t.Errorf("%s: %d errors read, the store holds 150", svc, n)
+		}
+	}
+	if len(st.parts) != 1 || st.parts[0].Service != "b" {
+		t.Errorf("the stretches read to be held: %+v; want b's alone", st.parts)
+	}
+	if s := e.spans["a"]; s == nil || !s.off {
+		t.Errorf("the busy service's stretch is held: %+v", s)
+	}
+}

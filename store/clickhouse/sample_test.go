@@ -46,6 +46,26 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 	if n != len(all) || math.Abs(float64(traces-len(distinct))) > 0.05*float64(len(distinct)) {
 		t.Errorf("WindowSize = %d records, %d traces; the window holds %d records of %d traces", n, traces, len(all), len(distinct))
 	}
+	errs := map[string]int{} // a service's errors and warnings
+	for _, r := range all {
+		if r.IsAlert() {
+			errs[r.Service]++
+		}
+	}
+	busiest := ""
+	for svc, n := range errs {
+		if n > errs[busiest] {
+			busiest = svc
+		}
+	}
+	for _, q := range []schema.WindowQuery{{From: from, To: to}, {From: from, To: to, ErrorsOnly: true, Service: busiest}} {
+		q.Limit = 0
+		want := len(collect(t, s.WindowRecords(t.Context(), q)))
+		q.Limit = 3
+		if got, err := s.CountRecords(t.Context(), q); err != nil || got != want || want < 4 {
+			t.Errorf("CountRecords(%+v) = %d, %v; a read gives %d", q, got, err, want)
+		}
+	}
 	if at, ok, err := s.FirstTime(t.Context(), from, to); err != nil || !ok || !at.Equal(all[0].Time) {
 		t.Errorf("FirstTime = %v, %v, %v; the window's first record is at %v", at, ok, err, all[0].Time)
 	}

@@ -27,6 +27,34 @@ func (s *Store) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Se
 	return s.queryOrdered(ctx, what, s.windowParts(q), limit, q.Newest)
 }
 
+// CountRecords counts the records WindowRecords(q) would give were it not
+// limited (q.Limit, q.Newest and q.Attrs aside), without sending them: the
+// store rules ask it before reading a service's errors they may not hold.
+func (s *Store) CountRecords(ctx context.Context, q schema.WindowQuery) (int, error) {
+	if err := s.check(); err != nil {
+		return 0, fmt.Errorf("cannot count records: %w", err)
+	}
+	if !q.From.Before(q.To) {
+		return 0, nil
+	}
+	q.Attrs = nil
+	parts := s.windowParts(q)
+	sqls := make([]string, len(parts))
+	var args []any
+	for i, p := range parts {
+		sqls[i], args = p.sql, append(args, p.args...)
+	}
+	sql := "SELECT count() FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
+	t0 := time.Now()
+	var n uint64
+	err := s.conn.QueryRow(ctx, sql, args...).Scan(&n)
+	s.log.Debug("query", "took", time.Since(t0), "sql", sql)
+	if err != nil {
+		return 0, fmt.Errorf("cannot count records: %w", err)
+	}
+	return int(n), nil
+}
+
 func (s *Store) windowParts(q schema.WindowQuery) []part {
 	var srcs []source
 	var conds []string
