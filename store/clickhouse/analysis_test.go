@@ -2,39 +2,19 @@ package clickhouse_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
-	"github.com/faultline/faultline/sim"
-	"github.com/faultline/faultline/store"
-	"github.com/faultline/faultline/store/clickhouse"
-	"github.com/faultline/faultline/store/sqlite"
 )
 
 // TestAnalysisMatchesEmbedded writes the demo incident into ClickHouse and
 // into the embedded store, runs the incident and trace analyses on both,
 // and wants the same answers: the analysis does not depend on the backend.
 func TestAnalysisMatchesEmbedded(t *testing.T) {
-	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := openStore(t, front.NewDatabase(t), clickhouse.Options{})
-	lite, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lite.Close()
-	for _, s := range []store.Store{ch, lite} {
-		if err := s.WriteBatch(t.Context(), inc.Records); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ch, lite, inc := demoStores(t)
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
 	want, got := incident(t, lite, q), incident(t, ch, q)
 	if got != want {

@@ -150,11 +150,7 @@ func (s *Store) queryOrdered(ctx context.Context, what string, parts []part, lim
 		if len(parts) == 0 {
 			return
 		}
-		sqls := make([]string, len(parts))
-		var args []any
-		for i, p := range parts {
-			sqls[i], args = p.sql, append(args, p.args...)
-		}
+		sqls, args := splitParts(parts)
 		q := unionSQL(sqls, limit, newest)
 		t0 := time.Now()
 		rows, err := s.conn.Query(ctx, q, args...)
@@ -179,6 +175,16 @@ func (s *Store) queryOrdered(ctx context.Context, what string, parts []part, lim
 			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
 		}
 	}
+}
+
+// splitParts gives the statements of parts and their arguments, in order.
+func splitParts(parts []part) ([]string, []any) {
+	sqls := make([]string, len(parts))
+	var args []any
+	for i, p := range parts {
+		sqls[i], args = p.sql, append(args, p.args...)
+	}
+	return sqls, args
 }
 
 func (s *Store) selectFrom(src source, where string, args ...any) part {

@@ -2,17 +2,12 @@ package clickhouse_test
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
-	"github.com/faultline/faultline/sim"
-	"github.com/faultline/faultline/store"
-	"github.com/faultline/faultline/store/clickhouse"
-	"github.com/faultline/faultline/store/sqlite"
 	"github.com/faultline/faultline/store/storetest"
 )
 
@@ -96,21 +91,7 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 // by the ClickHouse server (storetest.SampledAnalysis, against an
 // unsampled analysis of the same records on the embedded store).
 func TestServerSampledAnalysis(t *testing.T) {
-	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := openStore(t, front.NewDatabase(t), clickhouse.Options{})
-	lite, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lite.Close()
-	for _, s := range []store.Store{ch, lite} {
-		if err := s.WriteBatch(t.Context(), inc.Records); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ch, lite, inc := demoStores(t)
 	storetest.SampledAnalysis(t, ch, lite, inc)
 }
 

@@ -38,12 +38,7 @@ func (s *Store) CountRecords(ctx context.Context, q schema.WindowQuery) (int, er
 		return 0, nil
 	}
 	q.Attrs = nil
-	parts := s.windowParts(q)
-	sqls := make([]string, len(parts))
-	var args []any
-	for i, p := range parts {
-		sqls[i], args = p.sql, append(args, p.args...)
-	}
+	sqls, args := splitParts(s.windowParts(q))
 	sql := "SELECT count() FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
 	t0 := time.Now()
 	var n uint64

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
@@ -17,10 +16,7 @@ import (
 // demoDB is a store holding the demo incident.
 func demoDB(t *testing.T) (*sqlite.DB, *sim.Incident) {
 	t.Helper()
-	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inc := storetest.DemoIncident(t)
 	db := openTemp(t, sqlite.Options{})
 	if err := db.WriteBatch(t.Context(), inc.Records); err != nil {
 		t.Fatal(err)

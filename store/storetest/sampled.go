@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/sim"
@@ -66,4 +67,15 @@ func first(rep *rootcause.Report) string {
 		return "nothing"
 	}
 	return rep.Candidates[0].Service
+}
+
+// DemoIncident is the demo's simulated incident, as the store tests load
+// it.
+func DemoIncident(t *testing.T) *sim.Incident {
+	t.Helper()
+	inc, err := sim.Generate(sim.DemoConfig(time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inc
 }
