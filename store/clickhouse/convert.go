@@ -1,6 +1,7 @@
 package clickhouse
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -143,20 +144,79 @@ type row struct {
 	severityText, body, name         string
 	duration                         int64
 	status                           string
-	res, attrs                       map[string]string
+	attrs                            string // a JSON object (see wireCols)
 	eventNames                       []string
 	eventAttrs                       []map[string]string
 }
 
 func (w *row) dest() []any {
 	return []any{&w.kind, &w.ts, &w.traceID, &w.spanID, &w.parent, &w.service, &w.severity,
-		&w.severityText, &w.body, &w.name, &w.duration, &w.status, &w.res, &w.attrs,
+		&w.severityText, &w.body, &w.name, &w.duration, &w.status, &w.attrs,
 		&w.eventNames, &w.eventAttrs}
+}
+
+// attrSets decodes the attribute maps of one read, each distinct one
+// once: a window's millions of rows carry some thousands of distinct maps
+// (a template, its signature, a version, a pod). Decoded, a map is split
+// into the record's attributes and faultline's keys (extras). The cache
+// keeps two generations of at most attrSetsMax maps each: a full one
+// becomes the old one, whose maps still asked for move to the new one.
+type attrSets struct {
+	cur, old map[string]*attrSet
+}
+
+type attrSet struct {
+	attrs, extras map[string]string // read only: a record gets a copy of attrs
+}
+
+const attrSetsMax = 1 << 14
+
+func (c *attrSets) get(text string) (*attrSet, error) {
+	if set, ok := c.cur[text]; ok {
+		return set, nil
+	}
+	set, ok := c.old[text]
+	if !ok {
+		var err error
+		if set, err = decodeAttrSet(text); err != nil {
+			return nil, err
+		}
+	}
+	if c.cur == nil || len(c.cur) >= attrSetsMax {
+		c.old, c.cur = c.cur, make(map[string]*attrSet, 256)
+	}
+	c.cur[text] = set
+	return set, nil
+}
+
+func decodeAttrSet(text string) (*attrSet, error) {
+	var all map[string]string
+	if err := json.Unmarshal([]byte(text), &all); err != nil {
+		return nil, fmt.Errorf("attributes %.60q: %w", text, err)
+	}
+	set := &attrSet{}
+	for k, v := range all {
+		if strings.HasPrefix(k, extraPrefix) {
+			if set.extras == nil {
+				set.extras = map[string]string{}
+			}
+			set.extras[k] = v
+			delete(all, k)
+		}
+	}
+	if len(all) > 0 {
+		set.attrs = all
+	}
+	return set, nil
 }
 
 // record converts a row into a Record, taking the faultline.* keys back
 // out of the attributes and computing the template when none was stored.
-func (w *row) record() schema.Record {
+func (w *row) record(sets *attrSets) (schema.Record, error) {
+	set, err := sets.get(w.attrs)
+	if err != nil {
+		return schema.Record{}, err
+	}
 	r := schema.Record{
 		Type: schema.RecordType(w.kind), Time: w.ts.UTC(), TraceID: schema.TraceID(w.traceID),
 		SpanID: schema.SpanID(w.spanID), ParentSpanID: schema.SpanID(w.parent), Service: w.service,
@@ -165,42 +225,18 @@ func (w *row) record() schema.Record {
 	if r.Type == schema.TypeSpan {
 		r.Duration, r.Status = time.Duration(w.duration), parseStatus(w.status)
 	}
-	x := w.mergeAttrs(&r)
-	w.applyExtras(&r, x)
+	if set.attrs != nil {
+		r.Attrs = maps.Clone(set.attrs)
+	}
+	w.applyExtras(&r, set.extras)
 	if r.Type == schema.TypeSpan && r.Body == "" {
 		r.Body = w.exceptionMessage(&r)
 	}
-	if _, ok := x[keyTemplate]; !ok && r.Body != "" {
+	if _, ok := set.extras[keyTemplate]; !ok && r.Body != "" {
 		r.Template = patterns.Mask(r.Body)
 		r.Signature = patterns.SignatureOf(r.Service, r.Template)
 	}
-	return r
-}
-
-// mergeAttrs sets r.Attrs to the resource and record attributes (record
-// ones win) without faultline's keys, which it returns. The sources send
-// them merged (mergedAttrs): the record's map is then taken as it is.
-func (w *row) mergeAttrs(r *schema.Record) map[string]string {
-	attrs := w.attrs
-	if len(w.res) > 0 {
-		attrs = make(map[string]string, len(w.res)+len(w.attrs))
-		maps.Copy(attrs, w.res)
-		maps.Copy(attrs, w.attrs)
-	}
-	var x map[string]string
-	for k, v := range attrs {
-		if strings.HasPrefix(k, extraPrefix) {
-			if x == nil {
-				x = map[string]string{}
-			}
-			x[k] = v
-			delete(attrs, k)
-		}
-	}
-	if len(attrs) > 0 {
-		r.Attrs = attrs
-	}
-	return x
+	return r, nil
 }
 
 func (w *row) applyExtras(r *schema.Record, x map[string]string) {

@@ -1,0 +1,72 @@
+package clickhouse
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/faultline/faultline/schema"
+)
+
+// TestAttrSets: a row's attributes, sent as JSON, become the record's
+// attributes and faultline's fields whether the map was decoded for this
+// row or taken from the cache, across the cache's generations; a record
+// owns its attributes; bad JSON is an error naming it.
+func TestAttrSets(t *testing.T) {
+	var sets attrSets
+	const distinct = 3*attrSetsMax + 17
+	text := func(i int) string {
+		b, _ := json.Marshal(map[string]string{
+			keyTemplate: fmt.Sprintf("op <*> %d", i%distinct), keySignature: fmt.Sprint(i % distinct),
+			"k8s.pod.name": fmt.Sprintf("pod-%d", i%distinct), keyStatus: "2",
+		})
+		return string(b)
+	}
+	for i := range 2 * distinct {
+		w := row{kind: uint8(schema.TypeLog), service: "svc", body: "op x", attrs: text(i)}
+		r, err := w.record(&sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := i % distinct
+		if want := map[string]string{"k8s.pod.name": fmt.Sprintf("pod-%d", n)}; !maps.Equal(r.Attrs, want) {
+			t.Fatalf("row %d: attrs %v, want %v", i, r.Attrs, want)
+		}
+		if r.Template != fmt.Sprintf("op <*> %d", n) || r.Signature != schema.Signature(fmt.Sprint(n)) || r.Status != schema.StatusError {
+			t.Fatalf("row %d: template %q, signature %q, status %v", i, r.Template, r.Signature, r.Status)
+		}
+		r.Attrs["k8s.pod.name"] = "changed" // the next row of this map must not see it
+		if len(sets.cur) > attrSetsMax || len(sets.old) > attrSetsMax {
+			t.Fatalf("row %d: cache holds %d + %d maps, over %d each", i, len(sets.cur), len(sets.old), attrSetsMax)
+		}
+	}
+	// A map asked for often stays decoded while others pass through.
+	hot := text(0)
+	for i := range 4 * attrSetsMax {
+		if _, err := sets.get(text(i + 1)); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 {
+			sets.get(hot)
+		}
+	}
+	if sets.cur[hot] == nil && sets.old[hot] == nil {
+		t.Error("a map asked for every 100 rows fell out of the cache")
+	}
+	w := row{kind: uint8(schema.TypeLog), attrs: text(5)}
+	a, _ := w.record(&sets)
+	a.Attrs["k8s.pod.name"] = "changed"
+	if b, _ := w.record(&sets); b.Attrs["k8s.pod.name"] != "pod-5" {
+		t.Errorf("a record's attributes are shared with the next record of the same map: %v", b.Attrs)
+	}
+	w = row{kind: uint8(schema.TypeSpan), attrs: `{"a":`}
+	if _, err := w.record(&sets); err == nil {
+		t.Error("a row with bad attribute JSON was read")
+	}
+	w = row{kind: uint8(schema.TypeLog), service: "svc", body: "user 42 logged in", attrs: `{}`}
+	r, err := w.record(&sets)
+	if err != nil || r.Attrs != nil || r.Template == "" {
+		t.Errorf("a row without attributes: attrs %v, template %q, err %v (want no attributes and a computed template)", r.Attrs, r.Template, err)
+	}
+}
