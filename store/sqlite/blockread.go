@@ -92,21 +92,13 @@ func (db *DB) traceHits(ctx context.Context, id schema.TraceID) ([]traceHit, err
 	}
 	defer rows.Close()
 	var hits []traceHit
-	var buf []byte
 	for rows.Next() {
 		var block, bseq, n int64
 		var data sql.RawBytes
 		if err := rows.Scan(&block, &bseq, &n, &data); err != nil {
 			return nil, err
 		}
-		p, err := db.zstd.dec.DecodeAll(data, buf[:0])
-		var entries []entry
-		if err != nil {
-			err = corrupt(err)
-		} else {
-			buf = p
-			entries, err = parseEntries(p)
-		}
+		entries, err := db.zstd.decodeFrames(data, func(shard, n int) bool { return shard == shardOf(id, n) })
 		if err != nil {
 			if skip != nil && errors.Is(err, backend.ErrCorrupt) {
 				db.skipBlock(skip, block, bseq, n, err)
@@ -251,7 +243,11 @@ func (db *DB) produceBlocks(ctx context.Context, q schema.WindowQuery, blocksFro
 			if err := rows.Scan(&c.id, &c.bseq, &c.minTS, &n, &alert, &data); err != nil {
 				return err
 			}
-			entries, err := db.zstd.decodeBlock(data)
+			var want func(int, int) bool
+			if smp != nil && !alert {
+				want = smp.wantsShard
+			}
+			entries, err := db.zstd.decodeFrames(data, want)
 			if err != nil {
 				if skip != nil && errors.Is(err, backend.ErrCorrupt) {
 					db.skipBlock(skip, c.id, c.bseq, n, err)

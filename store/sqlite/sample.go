@@ -14,10 +14,12 @@ import (
 // A window of millions of records is mostly healthy traces, of which the
 // analysis learns from a sample (rootcause's sample.go). As ClickHouse's
 // server does (store/clickhouse's sample.go), the store draws it: of a
-// block of other than alert records it decodes only the records of the
-// traces in the sample (schema.TraceHash of the trace id, read from the
-// encoding without decoding the rest, 0 modulo k), passing over the
-// others; the blocks of alert records are read whole. The analysis then
+// block of other than alert records it decompresses only the frames that
+// may hold traces of the sample (a sharded block's, see block.go) and
+// decodes only the records of the traces in the sample (schema.TraceHash
+// of the trace id, read from the encoding without decoding the rest, 0
+// modulo k), passing over the others; the blocks of alert records are
+// read whole. The analysis then
 // decodes and learns from about a k-th of the window's healthy records
 // rather than from every one, and stands each for k of them.
 
@@ -41,6 +43,25 @@ func (s *traceSample) keeps(rec string) bool {
 		return true
 	}
 	return s.failK < s.k && h%s.failK == 0 && s.failing != nil && s.failing(id)
+}
+
+// wantsShard reports whether the frame shard of a block sharded n ways
+// (shardOf) may hold records of the sample: the records without a trace,
+// and those of the traces whose hash is 0 modulo the least of k and failK
+// (powers of two, as n is: what is 0 modulo it is in the frames whose
+// shard less one is 0 modulo the lesser of it and n).
+func (s *traceSample) wantsShard(shard, n int) bool {
+	if shard == 0 {
+		return true
+	}
+	m := s.k
+	if s.failK < s.k && s.failing != nil {
+		m = s.failK
+	}
+	if m == 0 || m&(m-1) != 0 {
+		return true // not a power of two: any frame may
+	}
+	return uint64(shard-1)%min(m, uint64(n)) == 0
 }
 
 // filter keeps the entries of the records in the sample, in place.
