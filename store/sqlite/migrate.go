@@ -62,8 +62,17 @@ func migrations() []string {
 		block INTEGER NOT NULL,
 		PRIMARY KEY (trace, block)
 	) WITHOUT ROWID;`,
+		// 3: blocks may be sharded by trace (block.go); no table changes.
+		// The version keeps a faultline of before it, which would take a
+		// sharded block for a damaged one, from opening the file; this one
+		// reads a file of version 2 as it is (checkVersion).
+		`SELECT 1`,
 	}
 }
+
+// unshardedVersion is the schema of blocks of one frame each, which a
+// reader reads as it is.
+const unshardedVersion = 2
 
 // migrationMoves are the Go steps that complete a migration in its
 // transaction, by the version it brings the file to: moving data the SQL
@@ -213,6 +222,8 @@ func checkVersion(ctx context.Context, r *sql.DB) (int, error) {
 		return 0, newerSchema(v)
 	case v == legacyVersion:
 		return v, nil // read in the old layout: see DB.legacy
+	case v == unshardedVersion:
+		return v, nil // its blocks are read as sharded ones' small blocks are
 	case v < len(migrations()):
 		return 0, fmt.Errorf("%w: the file has version %d, this faultline needs %d; open it once read-write (ingest) to upgrade it",
 			backend.ErrSchemaVersion, v, len(migrations()))

@@ -116,6 +116,29 @@ func TestSchemaVersion(t *testing.T) {
 	}
 	db.Close()
 
+	// A file of version 2 (blocks of one frame) is read as it is, and a
+	// writer's open brings it to the current version.
+	setUserVersion(t, path, 2)
+	ro, err := sqlite.Open(t.Context(), path, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("a read-only open of version 2: %v", err)
+	}
+	var n int
+	for _, err := range ro.TraceRecords(t.Context(), traceA, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	ro.Close()
+	if n != 1 {
+		t.Errorf("a read-only open of version 2 reads %d records of the trace, want 1", n)
+	}
+	openAt(t, path, sqlite.Options{}).Close()
+	if v := userVersion(t, path); v != sqlite.SchemaVersion() {
+		t.Errorf("a writer's open of version 2 leaves user_version %d, want %d", v, sqlite.SchemaVersion())
+	}
+
 	setUserVersion(t, path, sqlite.SchemaVersion()+1)
 	for _, ro := range []bool{false, true} {
 		if _, err := sqlite.Open(t.Context(), path, sqlite.Options{ReadOnly: ro}); !errors.Is(err, backend.ErrSchemaVersion) || !strings.Contains(err.Error(), "newer") {
