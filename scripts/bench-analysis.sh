@@ -42,19 +42,43 @@ if [[ -n ${NOW_REV:-} ]]; then # a commit rather than the working tree
 	head_rev=$(git rev-parse --short "$NOW_REV") dirty=""
 	rm -rf "$work/now-src" && mkdir -p "$work/now-src"
 	git archive "$NOW_REV" | tar -x -C "$work/now-src"
-	(cd "$work/now-src" && go build -o "$work/bin/analyze-now" ./cmd/analyze)
+	(cd "$work/now-src" && go build -o "$work/bin/analyze-now" ./cmd/analyze && go build -o "$work/bin/ingest-now" ./cmd/ingest)
+	now_src="$work/now-src"
 else
 	head_rev=$(git rev-parse --short HEAD) dirty=""
 	[[ -z $(git status --porcelain -- '*.go') ]] || dirty="+ (uncommitted changes)"
 	go build -o "$work/bin/analyze-now" ./cmd/analyze
+	go build -o "$work/bin/ingest-now" ./cmd/ingest
+	now_src="$repo"
 fi
-go build -o "$work/bin/ingest" ./cmd/ingest
 go build -o "$work/bin/faultsim" ./cmd/faultsim
 go build -o "$work/bin/benchgen" ./scripts/benchgen
 before_short=$(git rev-parse --short "$before")
 rm -rf "$work/before-src" && mkdir -p "$work/before-src"
 git archive "$before" | tar -x -C "$work/before-src"
-(cd "$work/before-src" && go build -o "$work/bin/analyze-before" ./cmd/analyze)
+(cd "$work/before-src" && go build -o "$work/bin/analyze-before" ./cmd/analyze && go build -o "$work/bin/ingest-before" ./cmd/ingest)
+
+# Each build reads the stores its own ingest writes (a build may not read
+# a later layout): they are kept under $work/stores/KEY, KEY a hash of the
+# build's store sources and ingest pipeline, and written once per KEY.
+store_key() { (cd "$1" && cat store/sqlite/*.go schema/*.go patterns/*.go ingest/*.go 2>/dev/null | sha256sum | cut -c1-12); }
+key_now=$(store_key "$now_src")
+key_before=$(store_key "$work/before-src")
+# store BUILD NAME FILE...: the path of store NAME as BUILD's ingest loads
+# FILE..., loading it the first time.
+store() {
+	local b=$1 name=$2 key dir
+	shift 2
+	key="key_$b"
+	dir="$work/stores/${!key}"
+	mkdir -p "$dir"
+	if [[ ! -f "$dir/$name" ]]; then
+		echo "   loading $name with the $b build's ingest" >&2
+		"$work/bin/ingest-$b" load -q --store "$dir/$name.tmp" "$@" >&2
+		mv "$dir/$name.tmp" "$dir/$name"
+	fi
+	echo "$dir/$name"
+}
 if [[ ! -x "$work/bin/victoria-logs" ]]; then
 	(cd "$work" && GOBIN="$work/bin" GOFLAGS=-mod=mod go install "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@$vl_version")
 fi
@@ -92,16 +116,20 @@ summary() {
 	echo "   $b: $(cut -d' ' -f1 "$f" | median) s wall, $(cut -d' ' -f2 "$f" | median) s CPU, $(cut -d' ' -f3 "$f" | median) MB peak RSS; first: $top"
 }
 
-# side TAG STORE FROM TO: the three builds, alternating run by run so that
-# the machine's load falls on each alike.
+# side TAG NAME FROM TO FILE...: the three builds on store NAME of
+# FILE..., alternating run by run so that the machine's load falls on
+# each alike.
 side() {
-	local tag=$1 i b
-	echo "-- $tag: analyze incident --from $3 --to $4"
+	local tag=$1 name=$2 from=$3 to=$4 i b st_before st_now
+	shift 4
+	st_before=$(store before "$name" "$@")
+	st_now=$(store now "$name" "$@")
+	echo "-- $tag: analyze incident --from $from --to $to"
 	rm -f "$work"/*-"$tag".runs
 	for i in $(seq "$runs"); do
-		for b in before now sampled; do
-			once "$b" "$2" "$3" "$4" "$tag"
-		done
+		once before "$st_before" "$from" "$to" "$tag"
+		once now "$st_now" "$from" "$to" "$tag"
+		once sampled "$st_now" "$from" "$to" "$tag"
 	done
 	for b in before now sampled; do
 		summary "$b" "$tag"
@@ -120,15 +148,11 @@ if [[ ! -s "$data/all.jsonl" ]]; then
 	rm -rf "$data"
 	"$work/bin/benchgen" gen -lines 1000000 -out "$data"
 fi
-st1="$work/lines.db"
-if [[ ! -f $st1 ]]; then
-	"$work/bin/ingest" load -q --store "$st1" "$data/all.jsonl"
-fi
 t_first=$(head -n1 "$data/all.jsonl" | sed 's/.*"time":"\([^"]*\)".*/\1/')
 t_last=$(tail -n1 "$data/all.jsonl" | sed 's/.*"time":"\([^"]*\)".*/\1/')
 mid=$(python3 -c 'import sys,datetime as d; f=d.datetime.fromisoformat(sys.argv[1].replace("Z","+00:00")); l=d.datetime.fromisoformat(sys.argv[2].replace("Z","+00:00")); print((f+(l-f)/2).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))' "$t_first" "$t_last")
 end=$(python3 -c 'import sys,datetime as d; l=d.datetime.fromisoformat(sys.argv[1].replace("Z","+00:00")); print((l+d.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$t_last")
-side lines "$st1" "$mid" "$end"
+side lines lines.db "$mid" "$end" "$data/all.jsonl"
 
 echo "-- VictoriaLogs: the same window"
 rm -rf "$work/vl-data"
@@ -166,15 +190,11 @@ case2="$work/cases/sim-db-pool-exhaustion-42"
 if [[ ! -d "$case2" ]]; then
 	"$work/bin/faultsim" -out "$work/cases" -cases 1 -seed 42 -tps 100 -fault db-pool-exhaustion -baseline 10m
 fi
-st2="$work/incident.db"
-if [[ ! -f $st2 ]]; then
-	# shellcheck disable=SC2046
-	"$work/bin/ingest" load -q --store "$st2" $(find "$case2" -type f ! -name truth.json | sort)
-fi
 from2=$(sed -n 's/.*"from": "\(.*\)".*/\1/p' "$case2/truth.json" | head -n1)
 to2=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case2/truth.json" | head -n1)
 truth2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case2/truth.json")
-side incident "$st2" "$from2" "$to2"
+# shellcheck disable=SC2046
+side incident incident.db "$from2" "$to2" $(find "$case2" -type f ! -name truth.json | sort)
 
 big_rows=""
 if [[ -n ${BIG:-} ]]; then
@@ -184,15 +204,11 @@ if [[ -n ${BIG:-} ]]; then
 	if [[ ! -d "$case3" ]]; then
 		"$work/bin/faultsim" -out "$work/cases-big-$BIG-$bb" -cases 1 -seed 43 -tps "$BIG" -fault db-pool-exhaustion -baseline "$bb"
 	fi
-	st3="$work/big-$BIG-$bb.db"
-	if [[ ! -f $st3 ]]; then
-		# shellcheck disable=SC2046
-		"$work/bin/ingest" load -q --store "$st3" $(find "$case3" -type f ! -name truth.json | sort)
-	fi
 	from3=$(sed -n 's/.*"from": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
 	to3=$(sed -n 's/.*"to": "\(.*\)".*/\1/p' "$case3/truth.json" | head -n1)
 	truth3=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["root_cause"]["service"])' "$case3/truth.json")
-	side big "$st3" "$from3" "$to3"
+	# shellcheck disable=SC2046
+	side big "big-$BIG-$bb.db" "$from3" "$to3" $(find "$case3" -type f ! -name truth.json | sort)
 	big_n=$(python3 -c 'import json,sys; print(sum(v["records"] for v in json.load(open(sys.argv[1]))["services"]))' "$work/now-big.json" 2>/dev/null || echo "?")
 	big_rows="| simulated incident at $BIG requests/s, $bb of baseline before it (truth: $truth3; the window's read: $big_n records) | $(cell before big) | $(cell now big) | $(cell sampled big) | | $before_big_top | $now_big_top | $sampled_big_top |"
 fi
