@@ -1,6 +1,7 @@
 package clickhouse_test
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -67,7 +68,10 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 	if at, ok, err := s.FirstTime(t.Context(), to.Add(time.Hour), to.Add(2*time.Hour)); err != nil || ok {
 		t.Errorf("FirstTime of a stretch without records = %v, %v, %v", at, ok, err)
 	}
-	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}} {
+	same := func(a, b schema.Record) bool {
+		return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
+	}
+	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}, {16, 16}} {
 		var want []schema.Record
 		for _, r := range all {
 			h := schema.TraceHash(r.TraceID)
@@ -79,10 +83,33 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 		if len(want) == len(all) || len(want) == 0 {
 			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
 		}
-		if !slices.EqualFunc(got, want, func(a, b schema.Record) bool {
-			return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
-		}) {
+		if !slices.EqualFunc(got, want, same) {
 			t.Errorf("k=%d failK=%d: the server sent %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
+		}
+		if c.failK < c.k {
+			continue
+		}
+		// Read in stretches of time, oldest first, as the embedded store
+		// reads it: a limit of the sample's size takes it all; one under
+		// it, the limit's first records, then ErrSampleOverLimit.
+		for _, newest := range []bool{false, true} {
+			q := schema.WindowQuery{From: from, To: to, Limit: len(want), Newest: newest}
+			if got := collect(t, s.SampledRecords(t.Context(), q, c.k, c.failK, nil)); !slices.EqualFunc(got, want, same) {
+				t.Errorf("k=%d failK=%d limit %d (newest %v): %d records sent, want the sample's %d", c.k, c.failK, q.Limit, newest, len(got), len(want))
+			}
+			q.Limit = len(want) - 1
+			var got []schema.Record
+			var err error
+			for r, e := range s.SampledRecords(t.Context(), q, c.k, c.failK, nil) {
+				if e != nil {
+					err = e
+					break
+				}
+				got = append(got, r)
+			}
+			if !errors.Is(err, schema.ErrSampleOverLimit) || !slices.EqualFunc(got, want[:q.Limit], same) {
+				t.Errorf("k=%d failK=%d limit %d (newest %v): %d records sent, %v; want the limit's first, then ErrSampleOverLimit", c.k, c.failK, q.Limit, newest, len(got), err)
+			}
 		}
 	}
 }

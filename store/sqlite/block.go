@@ -469,8 +469,8 @@ func (c *codecs) decodeFrames(data []byte, want func(shard, n int) bool) ([]entr
 		return nil, errCorrupt
 	}
 	body := data[len(data)-len(d.s):]
-	var out []entry
-	parts := 0
+	var parts [][]entry
+	total := 0
 	for _, f := range frames {
 		if f.size > uint64(len(body)) {
 			return nil, errCorrupt
@@ -489,19 +489,38 @@ func (c *codecs) decodeFrames(data []byte, want func(shard, n int) bool) ([]entr
 		if err != nil {
 			return nil, err
 		}
-		if parts++; parts == 1 {
-			out = entries
-		} else {
-			out = append(out, entries...)
-		}
+		parts = append(parts, entries)
+		total += len(entries)
 	}
 	if len(body) != 0 {
 		return nil, errCorrupt
 	}
-	if parts > 1 {
-		slices.SortFunc(out, func(a, b entry) int { return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.idx, b.idx)) })
+	return mergeFrames(parts, total), nil
+}
+
+// mergeFrames merges frames' entries, each in (time, batch order), into
+// one run in that order.
+func mergeFrames(parts [][]entry, total int) []entry {
+	switch len(parts) {
+	case 0:
+		return nil
+	case 1:
+		return parts[0]
 	}
-	return out, nil
+	out := make([]entry, 0, total)
+	for {
+		best := -1
+		for i, p := range parts {
+			if len(p) > 0 && (best < 0 || p[0].ts < parts[best][0].ts || p[0].ts == parts[best][0].ts && p[0].idx < parts[best][0].idx) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = append(out, parts[best][0])
+		parts[best] = parts[best][1:]
+	}
 }
 
 // parseEntries reads a payload; it is not copied (see decodeRecord).
