@@ -123,21 +123,31 @@ func (s *Store) query(ctx context.Context, what string, parts []part, limit int)
 // 10M-row window: 1.15 s, against 0.12 s).
 func unionSQL(sqls []string, limit int, newest bool) string {
 	if limit <= smallRead && len(sqls) > 1 {
-		dir := ""
-		if newest {
-			dir = " DESC"
-		}
 		each := make([]string, len(sqls))
 		for i, q := range sqls {
-			each[i] = q + " ORDER BY Timestamp" + dir + " LIMIT " + fmt.Sprint(limit)
+			each[i] = q + " ORDER BY " + orderBy(newest, "Timestamp", "TraceId", "SpanId", "Body") + " LIMIT " + fmt.Sprint(limit)
 		}
 		sqls = each
 	}
 	union := "SELECT * FROM (" + strings.Join(sqls, " UNION ALL ") + ")"
 	if newest {
-		return wire("SELECT * FROM (" + union + " ORDER BY Timestamp DESC, Kind DESC LIMIT " + fmt.Sprint(limit) + ") ORDER BY Timestamp, Kind")
+		return wire("SELECT * FROM (" + union + " ORDER BY " + orderBy(true, rowOrder...) + " LIMIT " + fmt.Sprint(limit) + ") ORDER BY " + orderBy(false, rowOrder...))
 	}
-	return wire(union + " ORDER BY Timestamp, Kind LIMIT " + fmt.Sprint(limit))
+	return wire(union + " ORDER BY " + orderBy(false, rowOrder...) + " LIMIT " + fmt.Sprint(limit))
+}
+
+// rowOrder is the order of a read's rows: by time, a log before a span of
+// the same time, then by trace, span and message, so that rows of the same
+// time (a parent and the child it starts, two lines of a span) come in the
+// same order from every read, of a whole window or of a stretch of it.
+var rowOrder = []string{"Timestamp", "Kind", "TraceId", "SpanId", "Body"}
+
+// orderBy is an ORDER BY list of keys, each descending when desc.
+func orderBy(desc bool, keys ...string) string {
+	if !desc {
+		return strings.Join(keys, ", ")
+	}
+	return strings.Join(keys, " DESC, ") + " DESC"
 }
 
 // wireCols is the row layout as it is sent: the columns of few distinct

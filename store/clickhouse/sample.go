@@ -6,8 +6,6 @@ import (
 	"iter"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
 	"github.com/faultline/faultline/schema"
 )
 
@@ -56,15 +54,6 @@ func (s *Store) WindowSize(ctx context.Context, from, to time.Time) (records, tr
 // not sampled: it reads the alert records alone already. The failing
 // traces are selected on the server, by the query FailingTraces runs:
 // failing is not asked.
-//
-// When the failing traces are sampled as the others are (failK >= k),
-// the window is read as the embedded store reads it: oldest first,
-// whether or not q asks for the newest records, a read whose sample holds
-// more than its limit ending, after the limit's records, with an error
-// that wraps schema.ErrSampleOverLimit; and in sampleSlices stretches of
-// time (slicedRead), so that the server sorts and sends one while the
-// analysis reads the one before. Otherwise it is one query, whose limit
-// keeps the newest records.
 func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, _ func(schema.TraceID) bool) iter.Seq2[schema.Record, error] {
 	if q.ErrorsOnly || k <= 1 {
 		return s.WindowRecords(ctx, q)
@@ -76,29 +65,17 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 	if !q.From.Before(q.To) {
 		return func(func(schema.Record, error) bool) {}
 	}
-	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
 	in := fmt.Sprintf("xxHash64(TraceId) %% %d = 0", k)
-	if failK >= k {
-		return s.slicedRead(ctx, what, q.From, q.To, limit, func(from, to time.Time) []part {
-			sq := q
-			sq.From, sq.To = from, to
-			return s.sampleParts(sq, in)
-		})
-	}
-	// A failing trace out of the healthy traces' sample but in the
-	// failing ones' (failK divides k: what k takes, failK does).
 	var args []any
-	failing, fargs := s.failingSQL(q.From, q.To, limit)
-	if failing != "" {
-		in = fmt.Sprintf("(%s OR xxHash64(TraceId) %% %d = 0 AND TraceId IN (%s))", in, max(failK, 1), failing)
-		args = fargs
+	if failK < k {
+		// A failing trace out of the healthy traces' sample but in the
+		// failing ones' (failK divides k: what k takes, failK does).
+		failing, fargs := s.failingSQL(q.From, q.To, limit)
+		if failing != "" {
+			in = fmt.Sprintf("(%s OR xxHash64(TraceId) %% %d = 0 AND TraceId IN (%s))", in, max(failK, 1), failing)
+			args = fargs
+		}
 	}
-	return s.queryOrdered(ctx, what, s.sampleParts(q, in, args...), limit, q.Newest)
-}
-
-// sampleParts are q's window parts keeping the alert records, the records
-// without a trace and those of the traces in (an SQL condition with args).
-func (s *Store) sampleParts(q schema.WindowQuery, in string, args ...any) []part {
 	parts := s.windowParts(q)
 	srcs := s.recordSources()
 	for i := range parts {
@@ -108,113 +85,6 @@ func (s *Store) sampleParts(q schema.WindowQuery, in string, args ...any) []part
 		}
 		parts[i] = and(parts[i], "(TraceId = '' OR "+alert+" OR "+in+")", args...)
 	}
-	return parts
-}
-
-// sampleSlices is how many stretches of time slicedRead reads a window in.
-// On the 10M-record window of docs/analysis-bench-clickhouse.md the server
-// took about as long to sort and send the sample as the analysis took to
-// read it; read whole, the one waited for the other.
-const sampleSlices = 8
-
-// slicedRead yields the records of parts(from, to) in time order, at most
-// limit of them and then, if there are more, an error that wraps
-// schema.ErrSampleOverLimit. It reads them in sampleSlices stretches of
-// [from, to) of equal length, one query each, asking for the next while
-// it yields the records of the one before.
-func (s *Store) slicedRead(ctx context.Context, what string, from, to time.Time, limit int, parts func(from, to time.Time) []part) iter.Seq2[schema.Record, error] {
-	return func(yield func(schema.Record, error) bool) {
-		if err := s.check(); err != nil {
-			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-			return
-		}
-		ctx, cancel := context.WithCancel(ctx)
-		slices, step := sampleSlices, to.Sub(from)/sampleSlices
-		if step <= 0 {
-			slices = 1
-		}
-		bound := func(i int) time.Time {
-			if i >= slices {
-				return to
-			}
-			return from.Add(time.Duration(i) * step)
-		}
-		// ask starts slice i's query, for at most max rows.
-		ask := func(i, max int) <-chan openRows {
-			ch := make(chan openRows, 1)
-			go func() {
-				sqls, args := splitParts(parts(bound(i), bound(i+1)))
-				q := unionSQL(sqls, max, false)
-				t0 := time.Now()
-				rows, err := s.conn.Query(ctx, q, args...)
-				s.log.Debug("query", "took", time.Since(t0), "slice", i, "sql", q)
-				ch <- openRows{rows, err}
-			}()
-			return ch
-		}
-		next, pending := ask(0, limit+1), true
-		defer func() {
-			cancel()
-			if pending { // a query asked for and not read
-				if o := <-next; o.err == nil {
-					o.rows.Close()
-				}
-			}
-		}()
-		var sets attrSets
-		sent := 0
-		for i := range slices {
-			o := <-next
-			pending = false
-			if o.err != nil {
-				yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, o.err))
-				return
-			}
-			if i+1 < slices {
-				next, pending = ask(i+1, limit+1-sent), true
-			}
-			if !s.yieldRows(o.rows, what, &sets, limit, &sent, yield) {
-				return
-			}
-		}
-	}
-}
-
-// yieldRows yields the records of rows, closing them, while *sent stays
-// under limit; a row past it ends the read with an error that wraps
-// schema.ErrSampleOverLimit. It reports whether the read goes on.
-func (s *Store) yieldRows(rows driver.Rows, what string, sets *attrSets, limit int, sent *int, yield func(schema.Record, error) bool) bool {
-	defer rows.Close()
-	var w row
-	for rows.Next() {
-		if *sent == limit {
-			yield(schema.Record{}, fmt.Errorf("%s: %w", what, schema.ErrSampleOverLimit))
-			return false
-		}
-		if err := rows.Scan(w.dest()...); err != nil {
-			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-			return false
-		}
-		r, err := w.record(sets)
-		if err != nil {
-			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-			return false
-		}
-		*sent++
-		if !yield(r, nil) {
-			return false
-		}
-		w = row{}
-	}
-	if err := rows.Err(); err != nil {
-		yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-		return false
-	}
-	return true
-}
-
-// openRows is a query's answer as slicedRead waits for it.
-type openRows struct {
-	rows driver.Rows
-	err  error
+	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
+	return s.queryOrdered(ctx, what, parts, limit, q.Newest)
 }

@@ -1,7 +1,6 @@
 package clickhouse_test
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -85,31 +84,6 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 		}
 		if !slices.EqualFunc(got, want, same) {
 			t.Errorf("k=%d failK=%d: the server sent %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
-		}
-		if c.failK < c.k {
-			continue
-		}
-		// Read in stretches of time, oldest first, as the embedded store
-		// reads it: a limit of the sample's size takes it all; one under
-		// it, the limit's first records, then ErrSampleOverLimit.
-		for _, newest := range []bool{false, true} {
-			q := schema.WindowQuery{From: from, To: to, Limit: len(want), Newest: newest}
-			if got := collect(t, s.SampledRecords(t.Context(), q, c.k, c.failK, nil)); !slices.EqualFunc(got, want, same) {
-				t.Errorf("k=%d failK=%d limit %d (newest %v): %d records sent, want the sample's %d", c.k, c.failK, q.Limit, newest, len(got), len(want))
-			}
-			q.Limit = len(want) - 1
-			var got []schema.Record
-			var err error
-			for r, e := range s.SampledRecords(t.Context(), q, c.k, c.failK, nil) {
-				if e != nil {
-					err = e
-					break
-				}
-				got = append(got, r)
-			}
-			if !errors.Is(err, schema.ErrSampleOverLimit) || !slices.EqualFunc(got, want[:q.Limit], same) {
-				t.Errorf("k=%d failK=%d limit %d (newest %v): %d records sent, %v; want the limit's first, then ErrSampleOverLimit", c.k, c.failK, q.Limit, newest, len(got), err)
-			}
 		}
 	}
 }
