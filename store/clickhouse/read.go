@@ -27,10 +27,8 @@ type source struct {
 
 const mapSS, arrS, arrMapSS = "'Map(String, String)'", "'Array(String)'", "'Array(Map(String, String))'"
 
-// A source's attributes are sent as one map, the resource's merged with the
-// record's by the server (record ones win), so that each row carries one
-// map to decode, not two; Res is left empty.
-const noRes = "CAST(map(), " + mapSS + ") AS Res"
+// A source's attributes are one map, the resource's merged with the
+// record's by the server (record ones win).
 
 func mergedAttrs(own string) string {
 	return "mapUpdate(CAST(ResourceAttributes, " + mapSS + "), CAST(" + own + ", " + mapSS + ")) AS Attrs"
@@ -46,7 +44,7 @@ func (s *Store) logSource() source {
 		"toString(ServiceName) AS Service", "toInt32(SeverityNumber) AS Severity",
 		"toString(SeverityText) AS SevText", "Body", "toString(" + name + ") AS Name",
 		"toInt64(0) AS Dur", "'' AS Status",
-		noRes, mergedAttrs("LogAttributes"),
+		mergedAttrs("LogAttributes"),
 		"CAST([], " + arrS + ") AS EvNames", "CAST([], " + arrMapSS + ") AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableLogs, sel: sel, hasSec: s.layout.hasCol(schema.TableLogs, "TimestampTime")}
@@ -65,7 +63,7 @@ func (s *Store) spanSource() source {
 		"toString(ServiceName) AS Service", "toInt32(0) AS Severity", "'' AS SevText",
 		"StatusMessage AS Body", "toString(SpanName) AS Name", "toInt64(Duration) AS Dur",
 		"toString(StatusCode) AS Status",
-		noRes, mergedAttrs("SpanAttributes"),
+		mergedAttrs("SpanAttributes"),
 		evNames + " AS EvNames", evAttrs + " AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableTraces, sel: sel}
@@ -76,7 +74,7 @@ func (s *Store) errorSource() source {
 		"Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId", "toString(ServiceName) AS Service",
 		"SeverityNumber AS Severity", "toString(SeverityText) AS SevText", "Body", "toString(Name) AS Name",
 		"Duration AS Dur", "toString(StatusCode) AS Status",
-		noRes, mergedAttrs("Attributes"),
+		mergedAttrs("Attributes"),
 		"CAST(EventNames, " + arrS + ") AS EvNames", "CAST(EventAttributes, " + arrMapSS + ") AS EvAttrs",
 	}, ", ")
 	return source{table: schema.TableErrors, sel: sel}
@@ -125,7 +123,7 @@ func unionSQL(sqls []string, limit int, newest bool) string {
 	if limit <= smallRead && len(sqls) > 1 {
 		each := make([]string, len(sqls))
 		for i, q := range sqls {
-			each[i] = q + " ORDER BY " + orderBy(newest, "Timestamp", "TraceId", "SpanId", "Body") + " LIMIT " + fmt.Sprint(limit)
+			each[i] = q + " ORDER BY " + orderBy(newest, rowOrder...) + " LIMIT " + fmt.Sprint(limit)
 		}
 		sqls = each
 	}
@@ -152,13 +150,12 @@ func orderBy(desc bool, keys ...string) string {
 
 // wireCols is the row layout as it is sent: the columns of few distinct
 // values (a service, an operation, a message) as LowCardinality, which the
-// Native format sends as a dictionary per block and an index per row. Of
-// the 10M-row window's sample it cut the bytes sent from 602 to 258 MB,
-// and the server's time from 11.6 to 6.8 s: the casts are made after the
-// sort (wire), which is slower on them. The attributes cross as one JSON
-// object, decoded once per distinct one (attrSets): decoded as a Map by
-// the driver, each key and value of each row was a string made and a map
-// built by reflection, 5.7 of the process's 23 CPU seconds.
+// Native format sends as a dictionary per block and an index per row, cast
+// after the sort (wire), which is slower on them. The attributes cross as
+// one JSON object, decoded once per distinct one (attrSets): decoded as a
+// Map by the driver, each key and value of each row was a string made and
+// a map built by reflection, 5.7 of the process's 23 CPU seconds on the
+// 10M-row window, whose sample now crosses as about 290 MB, not 602 MB.
 var wireCols = strings.Join([]string{
 	"Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId",
 	"CAST(Service, " + lowCard + ") AS Service", "Severity", "CAST(SevText, " + lowCard + ") AS SevText",

@@ -67,22 +67,13 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 	if at, ok, err := s.FirstTime(t.Context(), to.Add(time.Hour), to.Add(2*time.Hour)); err != nil || ok {
 		t.Errorf("FirstTime of a stretch without records = %v, %v, %v", at, ok, err)
 	}
-	same := func(a, b schema.Record) bool {
-		return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
-	}
 	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}, {16, 16}} {
-		var want []schema.Record
-		for _, r := range all {
-			h := schema.TraceHash(r.TraceID)
-			if r.TraceID == "" || r.IsAlert() || h%c.k == 0 || failing[r.TraceID] && h%c.failK == 0 {
-				want = append(want, r)
-			}
-		}
+		want := storetest.SampleOf(all, c.k, c.failK, failing)
 		got := collect(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK, nil))
 		if len(want) == len(all) || len(want) == 0 {
 			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
 		}
-		if !slices.EqualFunc(got, want, same) {
+		if !slices.EqualFunc(got, want, storetest.SameRecord) {
 			t.Errorf("k=%d failK=%d: the server sent %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
 		}
 	}

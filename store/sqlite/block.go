@@ -42,8 +42,9 @@ import (
 // A block of 2×frameMinRecords records or more is sharded: its records
 // are split by trace into frames, each a payload as above compressed on
 // its own, so that a read of some traces decompresses only their frames
-// (a window's sample of 1 in 16 traces, or a trace: 1 frame of the n of
-// a block's traces). Its data is
+// (a window's sample of 1 in n traces or fewer, or one trace: the frame of
+// its shard and that of the records without a trace, or that shard's
+// alone). Its data is
 //
 //	shardMagic, uvarint n, uvarint frames, frames × (uvarint shard, uvarint length), the frames
 //

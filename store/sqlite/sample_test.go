@@ -59,18 +59,9 @@ func TestSampledRecordsAreTheSample(t *testing.T) {
 	if n, _, err := db.WindowSize(t.Context(), from, to); err != nil || n != len(all) {
 		t.Errorf("WindowSize = %d, %v; the window holds %d records", n, err, len(all))
 	}
-	same := func(a, b schema.Record) bool {
-		return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
-	}
 	isFailing := func(id schema.TraceID) bool { return failing[id] }
 	for _, c := range []struct{ k, failK uint64 }{{4, 1}, {8, 2}, {2, 8}, {16, 16}} {
-		var want []schema.Record
-		for _, r := range all {
-			h := schema.TraceHash(r.TraceID)
-			if r.TraceID == "" || r.IsAlert() || h%c.k == 0 || failing[r.TraceID] && h%c.failK == 0 {
-				want = append(want, r)
-			}
-		}
+		want := storetest.SampleOf(all, c.k, c.failK, failing)
 		if len(want) == len(all) || len(want) == 0 {
 			t.Fatalf("k=%d failK=%d: the sample takes %d of %d records: the case tests nothing", c.k, c.failK, len(want), len(all))
 		}
@@ -80,7 +71,7 @@ func TestSampledRecordsAreTheSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.EqualFunc(got, want, same) {
+			if !slices.EqualFunc(got, want, storetest.SameRecord) {
 				t.Errorf("k=%d failK=%d: the store yields %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
 			}
 		}
@@ -90,7 +81,7 @@ func TestSampledRecordsAreTheSample(t *testing.T) {
 		}
 		q.Limit = len(want) - 1
 		got, err := readAll(t, db, db.SampledRecords(t.Context(), q, c.k, c.failK, isFailing))
-		if !errors.Is(err, schema.ErrSampleOverLimit) || len(got) != q.Limit || !slices.EqualFunc(got, want[:q.Limit], same) {
+		if !errors.Is(err, schema.ErrSampleOverLimit) || len(got) != q.Limit || !slices.EqualFunc(got, want[:q.Limit], storetest.SameRecord) {
 			t.Errorf("k=%d failK=%d: a sample of %d records read with a limit of %d gives %d, %v; want the limit's first, then ErrSampleOverLimit",
 				c.k, c.failK, len(want), q.Limit, len(got), err)
 		}

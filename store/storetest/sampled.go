@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/rootcause"
+	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 )
 
@@ -78,4 +79,25 @@ func DemoIncident(t *testing.T) *sim.Incident {
 		t.Fatal(err)
 	}
 	return inc
+}
+
+// SampleOf is the records of all a store's sample of 1 in k traces (and of
+// the failing ones, 1 in failK) is to yield, by the process's own hash
+// (schema.TraceHash): every alert record and record without a trace, the
+// others of the traces in the sample.
+func SampleOf(all []schema.Record, k, failK uint64, failing map[schema.TraceID]bool) []schema.Record {
+	var out []schema.Record
+	for _, r := range all {
+		h := schema.TraceHash(r.TraceID)
+		if r.TraceID == "" || r.IsAlert() || h%k == 0 || failing[r.TraceID] && h%failK == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SameRecord reports whether two reads gave the same record, by trace,
+// span, time and message.
+func SameRecord(a, b schema.Record) bool {
+	return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
 }
