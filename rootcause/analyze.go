@@ -126,10 +126,18 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	failK := sampleFailing(hold, opt.SampleFailingAbove)
 	// A store that can draws the window's sample on its server, asked
 	// once for the window's size (a second read, settled's, keeps it).
-	plan, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, hold, failK, opt.Limit)
+	plan, counted, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, hold, failK, opt.Limit)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The baseline depends on the window only by its size (baseSize): a
+	// window the store counted has its baseline read on another core while
+	// it is read itself (earlyBase), and kept when the read finds the size
+	// counted.
+	early := earlyBase(ctx, st, counted, plan != nil, q, opt, func(ctx context.Context, sz baseSize) (*loaded, error) {
+		return loadBase(ctx, st, q, opt, sz)
+	})
+	defer early.stop()
 	readWindow := func(names *period) (*loaded, error) {
 		wp := newPeriod(q.From, q.To)
 		if names != nil {
@@ -161,68 +169,73 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	if win.n == 0 {
 		return nil, nil, ErrNoData
 	}
-	// The baseline is read and profiled on another core while the
-	// window's traces are explained.
-	loadBase := func() (*loaded, error) {
-		covered := q.To.Sub(q.From)
-		if win.cut {
-			covered = win.last.Sub(win.first)
-		}
-		baseFrom := q.From.Add(-baselineSpan(opt.Baseline, covered, win.n))
-		first, last, err := st.Bounds(ctx)
-		if err != nil || first.IsZero() {
-			first, last = baseFrom, time.Time{}
-		}
-		if first.After(baseFrom) {
-			baseFrom = first
-		}
-		base := profile(nil, baseFrom, q.From, 0, false)
-		if baseFrom.Before(q.From) {
-			if base, err = readBase(ctx, st, baseFrom, q.From, opt, false); err != nil {
-				return nil, err
-			}
-		}
-		// A baseline thinner than the window (or than the records its span
-		// was cut to hold) cannot tell the window's noise from a change:
-		// widen it to what the store holds before, up to MaxBaseline.
-		wider := q.From.Add(-MaxBaseline)
-		if first.After(wider) {
-			wider = first
-		}
-		want := win.n
-		if limit := BaselineRecords(win.n); win.n > limit {
-			want = limit * 3 / 4 // about limit, less the rate's ups and downs
-		}
-		if base.n < want && wider.Before(baseFrom) {
-			// At most the records a baseline holds: read from the oldest,
-			// they are a sample of what the store has before the window.
-			capped := opt
-			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
-			if base, err = readBase(ctx, st, wider, q.From, capped, false); err != nil {
-				return nil, err
-			}
-		}
-		if base.n == 0 && last.After(q.To) {
-			// Nothing before the window (a store filled after the fact, a
-			// retention that cut the history): what the store holds after
-			// it is the only reference there is. Read from the window's
-			// end, as much as a baseline holds.
-			capped := opt
-			capped.Limit = min(opt.Limit, BaselineRecords(win.n))
-			to := last.Add(time.Nanosecond)
-			if cap := q.To.Add(MaxBaseline); to.After(cap) {
-				to = cap
-			}
-			if after, err := readBase(ctx, st, q.To, to, capped, true); err != nil {
-				return nil, err
-			} else if after.n > 0 {
-				after.after = true
-				base = after
-			}
-		}
-		return base, nil
+	bp := early.take(win.baseSize(q))
+	if bp == nil {
+		// The baseline is read and profiled on another core while the
+		// window's traces are explained.
+		sz := win.baseSize(q)
+		bp = startBase(func() (*loaded, error) { return loadBase(ctx, st, q, opt, sz) })
 	}
-	return analyze(win, loadBase, q, opt, newStoreRules(ctx, st, opt.Correlate))
+	return analyze(win, bp, q, opt, newStoreRules(ctx, st, opt.Correlate))
+}
+
+// loadBase reads the baseline of window q, whose read found sz: the
+// configured span before it, shortened for a busy window (baselineSpan),
+// widened for a thin one, or after the window when nothing is before it.
+func loadBase(ctx context.Context, st Store, q Query, opt Options, sz baseSize) (*loaded, error) {
+	baseFrom := q.From.Add(-baselineSpan(opt.Baseline, sz.covered, sz.n))
+	first, last, err := st.Bounds(ctx)
+	if err != nil || first.IsZero() {
+		first, last = baseFrom, time.Time{}
+	}
+	if first.After(baseFrom) {
+		baseFrom = first
+	}
+	base := profile(nil, baseFrom, q.From, 0, false)
+	if baseFrom.Before(q.From) {
+		if base, err = readBase(ctx, st, baseFrom, q.From, opt, false); err != nil {
+			return nil, err
+		}
+	}
+	// A baseline thinner than the window (or than the records its span
+	// was cut to hold) cannot tell the window's noise from a change:
+	// widen it to what the store holds before, up to MaxBaseline.
+	wider := q.From.Add(-MaxBaseline)
+	if first.After(wider) {
+		wider = first
+	}
+	want := sz.n
+	if limit := BaselineRecords(sz.n); sz.n > limit {
+		want = limit * 3 / 4 // about limit, less the rate's ups and downs
+	}
+	if base.n < want && wider.Before(baseFrom) {
+		// At most the records a baseline holds: read from the oldest,
+		// they are a sample of what the store has before the window.
+		capped := opt
+		capped.Limit = min(opt.Limit, BaselineRecords(sz.n))
+		if base, err = readBase(ctx, st, wider, q.From, capped, false); err != nil {
+			return nil, err
+		}
+	}
+	if base.n == 0 && last.After(q.To) {
+		// Nothing before the window (a store filled after the fact, a
+		// retention that cut the history): what the store holds after
+		// it is the only reference there is. Read from the window's
+		// end, as much as a baseline holds.
+		capped := opt
+		capped.Limit = min(opt.Limit, BaselineRecords(sz.n))
+		to := last.Add(time.Nanosecond)
+		if cap := q.To.Add(MaxBaseline); to.After(cap) {
+			to = cap
+		}
+		if after, err := readBase(ctx, st, q.To, to, capped, true); err != nil {
+			return nil, err
+		} else if after.n > 0 {
+			after.after = true
+			base = after
+		}
+	}
+	return base, nil
 }
 
 // baselineSpan is how far before the window the baseline reaches: the
@@ -481,9 +494,9 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 // pure and deterministic: the same records give the same report.
 func AnalyzeRecords(window, baseline []schema.Record, q Query, baseWin Window, opt Options) *Report {
 	opt = opt.withDefaults()
-	rep, _, _ := analyze(profile(window, q.From, q.To, opt.Buckets, true), func() (*loaded, error) {
+	rep, _, _ := analyze(profile(window, q.From, q.To, opt.Buckets, true), startBase(func() (*loaded, error) {
 		return profile(baseline, baseWin.From, baseWin.To, 0, false), nil
-	}, q, opt, nil)
+	}), q, opt, nil)
 	return rep
 }
 
@@ -565,8 +578,7 @@ func baseLearner(after bool) learner {
 // loadBase gives; the baseline is loaded and profiled concurrently with
 // the explanation of the window's traces. sr, when not nil, applies the
 // store's rules to each failing trace (Analyze).
-func analyze(window *loaded, loadBase func() (*loaded, error), q Query, opt Options, sr *storeRules) (*Report, *traceVotes, error) {
-	bp := startBase(loadBase)
+func analyze(window *loaded, bp *basePeriod, q Query, opt Options, sr *storeRules) (*Report, *traceVotes, error) {
 	w := window.p
 	tr := analyzeTraces(window, bp, opt, sr)
 	b := bp.get()

@@ -307,20 +307,30 @@ func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) 
 // before it samples are then about all it is sent, rather than the whole
 // window: on the 10M-record window of docs/analysis-bench-big.md, about a
 // sixth (every alert record is sent too).
-func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failing map[schema.TraceID]bool, failK, limit int) (*serverSample, error) {
+//
+// counted is the window's records as the store counted them, -1 when it
+// does not count (not a serverSampler, or a file of the first layout):
+// what the baseline's read depends on (earlyBase).
+func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failing map[schema.TraceID]bool, failK, limit int) (plan *serverSample, counted int, err error) {
 	ss, ok := st.(serverSampler)
-	if !ok || budget <= 0 {
-		return nil, nil
+	if !ok {
+		return nil, -1, nil
+	}
+	if sr, ok := st.(serverReads); budget <= 0 && ok && sr.ReadsOnServer() {
+		return nil, -1, nil // neither sampled nor read early: no count to ask its server for
 	}
 	n, traces, err := ss.WindowSize(ctx, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("cannot count the records from %s to %s: %w", from.Format(time.RFC3339), to.Format(time.RFC3339), err)
+		return nil, -1, fmt.Errorf("cannot count the records from %s to %s: %w", from.Format(time.RFC3339), to.Format(time.RFC3339), err)
 	}
-	if n <= budget {
-		return nil, nil
+	if n == 0 {
+		n = -1 // none, or not counted: the read tells
+	}
+	if budget <= 0 || n <= budget {
+		return nil, n, nil
 	}
 	return &serverSample{Store: st, ss: ss, k: uint64(powerOfTwoFor(n, budget)), failK: uint64(max(failK, 1)),
-		newest: n > limit, records: n, traces: traces, failing: failing}, nil
+		newest: n > limit, records: n, traces: traces, failing: failing}, n, nil
 }
 
 // read is the store a read of the window takes its records from, with

@@ -114,19 +114,31 @@ type traceIndex struct {
 // each calls f once per trace with its records (in the order they were
 // added), in trace id order. The slice is reused from call to call.
 func (ti *traceIndex) each(get func(schema.TraceID, int32, *schema.Record), f func([]schema.Record)) {
+	var buf []schema.Record
+	ti.eachIn(get, func() []schema.Record { return buf[:0] }, func(recs []schema.Record) bool {
+		buf = recs
+		f(recs)
+		return true
+	})
+}
+
+// eachIn is each, each trace's records in a buffer buf gives (nil: a new
+// one), until f returns false.
+func (ti *traceIndex) eachIn(get func(schema.TraceID, int32, *schema.Record), buf func() []schema.Record, f func([]schema.Record) bool) {
 	ids := make([]schema.TraceID, 0, len(ti.idx))
 	for id := range ti.idx {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var buf []schema.Record
 	for _, id := range ids {
-		buf = buf[:0]
+		recs := buf()
 		for _, i := range ti.idx[id] {
-			buf = append(buf, schema.Record{})
-			get(id, i, &buf[len(buf)-1])
+			recs = append(recs, schema.Record{})
+			get(id, i, &recs[len(recs)-1])
 		}
-		f(buf)
+		if !f(recs) {
+			return
+		}
 	}
 }
 
@@ -149,7 +161,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 	// trace's is, and its vote cast wt times (the copies are echoes: they
 	// count, but are not shown as examples).
 	wt := max(window.failK, 1)
-	window.each(func(recs []schema.Record) {
+	window.eachExplained(opt.Correlate, func(recs []schema.Record, res *correlate.Result) {
 		if !anyError(recs) {
 			learn(w, recs, wt) // a trace fails only by an error record: nothing to explain
 			return
@@ -159,7 +171,7 @@ func analyzeTraces(window *loaded, bp *basePeriod, opt Options, sr *storeRules) 
 		w.addBehaviour(recs, wt)
 		tv.addEdges(recs, opt.Off[ruleSpanlessEntry], wt)
 		served := tv.rollouts.served(recs)
-		res := sr.explain(recs, opt.Correlate)
+		res = sr.apply(recs, res)
 		failed := res != nil && res.Failed && res.Origin != nil && res.Origin.Service != ""
 		for range wt {
 			tv.rollouts.count(served, failed)

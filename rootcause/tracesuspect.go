@@ -27,11 +27,10 @@ type storeRules struct {
 	rules *correlate.StoreRules
 }
 
-// explain is the trace's own analysis (correlate.Analyze's, of the records
-// the window holds): correlate.AnalyzeRecords, then the store's rules when
-// sr is not nil.
-func (sr *storeRules) explain(recs []schema.Record, opts correlate.Options) *correlate.Result {
-	res := correlate.AnalyzeRecords(recs, opts)
+// apply completes a trace's explanation (correlate.Analyze's, of the
+// records the window holds): the store's rules, when sr is not nil, on its
+// own analysis res (correlate.AnalyzeRecords, made ahead: eachExplained).
+func (sr *storeRules) apply(recs []schema.Record, res *correlate.Result) *correlate.Result {
 	if sr == nil || res == nil || !res.Failed {
 		return res
 	}

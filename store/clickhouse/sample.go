@@ -88,3 +88,8 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
 	return s.queryOrdered(ctx, what, parts, limit, q.Newest)
 }
+
+// ReadsOnServer reports that the store's reads run on its server, the
+// process waiting for their rows: the analysis does not read a window's
+// baseline beside it early then (rootcause's earlyBase).
+func (s *Store) ReadsOnServer() bool { return true }
