@@ -126,7 +126,7 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	failK := sampleFailing(hold, opt.SampleFailingAbove)
 	// A store that can draws the window's sample on its server, asked
 	// once for the window's size (a second read, settled's, keeps it).
-	plan, counted, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, hold, failK, opt.Limit)
+	plan, counted, err := planServerSample(ctx, st, opt.SampleAbove, q.From, q.To, hold, failK)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -273,25 +273,26 @@ type serverSampler interface {
 	// alerts of the traces whose traceHash is not 0 modulo k (or, for the
 	// window's failing traces, modulo failK). failing names the window's
 	// failing traces (failingTraces'); a store that selects them itself
-	// (ClickHouse) need not ask it.
+	// (ClickHouse) need not ask it. The sample is read oldest first; one
+	// of more records than q's limit ends, after the limit's records, with
+	// an error that wraps schema.ErrSampleOverLimit.
 	SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, failing func(schema.TraceID) bool) iter.Seq2[schema.Record, error]
 }
 
-// serverSample is a store reading a window as its server samples it, the
-// newest records first (newestFirst) when the window holds more than the
-// read's limit (else the server need not sort them twice); records and
-// traces are the window's, as the store counted them.
+// serverSample is a store reading a window as its server samples it,
+// oldest first: a sample of more records than the read's limit ends with
+// schema.ErrSampleOverLimit, and the window is read again, sampled by the
+// process, newest first (analyzeStore). records and traces are the
+// window's, as the store counted them.
 type serverSample struct {
 	Store
 	ss              serverSampler
 	k, failK        uint64
-	newest          bool
 	records, traces int
 	failing         map[schema.TraceID]bool
 }
 
 func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) iter.Seq2[schema.Record, error] {
-	q.Newest = s.newest
 	return s.ss.SampledRecords(ctx, q, s.k, s.failK, func(id schema.TraceID) bool {
 		_, ok := s.failing[id] // those sampleFailing left out too
 		return ok
@@ -311,7 +312,7 @@ func (s *serverSample) WindowRecords(ctx context.Context, q schema.WindowQuery) 
 // counted is the window's records as the store counted them, -1 when it
 // does not count (not a serverSampler, or a file of the first layout):
 // what the baseline's read depends on (earlyBase).
-func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failing map[schema.TraceID]bool, failK, limit int) (plan *serverSample, counted int, err error) {
+func planServerSample(ctx context.Context, st Store, budget int, from, to time.Time, failing map[schema.TraceID]bool, failK int) (plan *serverSample, counted int, err error) {
 	ss, ok := st.(serverSampler)
 	if !ok {
 		return nil, -1, nil
@@ -330,7 +331,7 @@ func planServerSample(ctx context.Context, st Store, budget int, from, to time.T
 		return nil, n, nil
 	}
 	return &serverSample{Store: st, ss: ss, k: uint64(powerOfTwoFor(n, budget)), failK: uint64(max(failK, 1)),
-		newest: n > limit, records: n, traces: traces, failing: failing}, n, nil
+		records: n, traces: traces, failing: failing}, n, nil
 }
 
 // read is the store a read of the window takes its records from, with

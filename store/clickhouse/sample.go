@@ -54,6 +54,14 @@ func (s *Store) WindowSize(ctx context.Context, from, to time.Time) (records, tr
 // not sampled: it reads the alert records alone already. The failing
 // traces are selected on the server, by the query FailingTraces runs:
 // failing is not asked.
+//
+// The sample is read oldest first whether or not q asks for the newest
+// records, as the embedded store reads it: a sample of more records than
+// the read's limit ends, after the limit's records, with an error that
+// wraps schema.ErrSampleOverLimit, and the analysis reads the window again
+// sampled by the process, newest first. The newest records under a limit
+// took the server a second sort of the whole sample (descending, then
+// back), 0.8 of the 9.2 s the 10M-record window's sample took it.
 func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, _ func(schema.TraceID) bool) iter.Seq2[schema.Record, error] {
 	if q.ErrorsOnly || k <= 1 {
 		return s.WindowRecords(ctx, q)
@@ -86,7 +94,22 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 		parts[i] = and(parts[i], "(TraceId = '' OR "+alert+" OR "+in+")", args...)
 	}
 	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
-	return s.queryOrdered(ctx, what, parts, limit, q.Newest)
+	return func(yield func(schema.Record, error) bool) {
+		n := 0
+		for r, err := range s.queryOrdered(ctx, what, parts, limit+1, false) {
+			if err != nil {
+				yield(schema.Record{}, err)
+				return
+			}
+			if n++; n > limit {
+				yield(schema.Record{}, fmt.Errorf("cannot read the %s: %w", what, schema.ErrSampleOverLimit))
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
 }
 
 // ReadsOnServer reports that the store's reads run on its server, the

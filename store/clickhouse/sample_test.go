@@ -1,6 +1,7 @@
 package clickhouse_test
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -76,15 +77,38 @@ func TestServerSampleIsTheProcesss(t *testing.T) {
 		if !slices.EqualFunc(got, want, storetest.SameRecord) {
 			t.Errorf("k=%d failK=%d: the server sent %d records, the process's hash picks %d", c.k, c.failK, len(got), len(want))
 		}
+		// Read oldest first whatever the read asks, and past its limit
+		// an error, as the embedded store's sample.
+		q := schema.WindowQuery{From: from, To: to, Newest: true, Limit: len(want)}
+		if got := collect(t, s.SampledRecords(t.Context(), q, c.k, c.failK, nil)); !slices.EqualFunc(got, want, storetest.SameRecord) {
+			t.Errorf("k=%d failK=%d: a sample of %d records read newest first with that limit gives %d", c.k, c.failK, len(want), len(got))
+		}
+		q.Limit = len(want) - 1
+		var over []schema.Record
+		var err error
+		for r, e := range s.SampledRecords(t.Context(), q, c.k, c.failK, nil) {
+			if e != nil {
+				err = e
+				break
+			}
+			over = append(over, r)
+		}
+		if !errors.Is(err, schema.ErrSampleOverLimit) || !slices.EqualFunc(over, want[:q.Limit], storetest.SameRecord) {
+			t.Errorf("k=%d failK=%d: a sample of %d records read with a limit of %d gives %d, %v; want the limit's first, then ErrSampleOverLimit",
+				c.k, c.failK, len(want), q.Limit, len(over), err)
+		}
 	}
 }
 
 // TestServerSampledAnalysis: a window over the sampling budget is sampled
 // by the ClickHouse server (storetest.SampledAnalysis, against an
-// unsampled analysis of the same records on the embedded store).
+// unsampled analysis of the same records on the embedded store). When the
+// sample holds more records than the read's limit, the window is read
+// again, sampled by the process, and its newest records kept and told
+// (storetest.SampleOverLimit).
 func TestServerSampledAnalysis(t *testing.T) {
 	ch, lite, inc := demoStores(t)
-	storetest.SampledAnalysis(t, ch, lite, inc)
+	storetest.SampleOverLimit(t, ch, inc, storetest.SampledAnalysis(t, ch, lite, inc))
 }
 
 func top(rep *rootcause.Report) string {

@@ -3,10 +3,8 @@ package sqlite_test
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 	"github.com/faultline/faultline/store/sqlite"
@@ -94,16 +92,5 @@ func TestSampledRecordsAreTheSample(t *testing.T) {
 // again, sampled by the process, and its newest records kept and told.
 func TestStoreSampledAnalysis(t *testing.T) {
 	db, inc := demoDB(t)
-	s := storetest.SampledAnalysis(t, db, db, inc).Sampled
-	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
-	cut, err := rootcause.Analyze(t.Context(), db, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50, Limit: s.Sent / 2})
-	if err != nil {
-		t.Fatalf("a sample over the record limit: %v", err)
-	}
-	if cut.Sampled != nil && cut.Sampled.Sent != 0 {
-		t.Errorf("a sample over the record limit is still the store's: %+v", cut.Sampled)
-	}
-	if !slices.ContainsFunc(cut.Warnings, func(w string) bool { return strings.Contains(w, "only the newest") }) {
-		t.Errorf("a window read again past its limit does not say it kept the newest records: %q", cut.Warnings)
-	}
+	storetest.SampleOverLimit(t, db, inc, storetest.SampledAnalysis(t, db, db, inc))
 }

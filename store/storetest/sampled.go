@@ -101,3 +101,23 @@ func SampleOf(all []schema.Record, k, failK uint64, failing map[schema.TraceID]b
 func SameRecord(a, b schema.Record) bool {
 	return a.TraceID == b.TraceID && a.SpanID == b.SpanID && a.Time.Equal(b.Time) && a.Body == b.Body
 }
+
+// SampleOverLimit analyses inc's window from st, sampled as
+// SampledAnalysis's, with a record limit of half what that sample sent
+// (rep, SampledAnalysis's report): the store's sample ends past the limit
+// (schema.ErrSampleOverLimit), and the window is read again, sampled by
+// the process, its newest records kept and the report saying so.
+func SampleOverLimit(t *testing.T, st rootcause.Store, inc *sim.Incident, rep *rootcause.Report) {
+	t.Helper()
+	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
+	cut, err := rootcause.Analyze(t.Context(), st, q, rootcause.Options{SampleAbove: 2000, SampleFailingAbove: 50, Limit: rep.Sampled.Sent / 2})
+	if err != nil {
+		t.Fatalf("a sample over the record limit: %v", err)
+	}
+	if cut.Sampled != nil && cut.Sampled.Sent != 0 {
+		t.Errorf("a sample over the record limit is still the store's: %+v", cut.Sampled)
+	}
+	if !slices.ContainsFunc(cut.Warnings, func(w string) bool { return strings.Contains(w, "only the newest") }) {
+		t.Errorf("a window read again past its limit does not say it kept the newest records: %q", cut.Warnings)
+	}
+}
