@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/backend"
 )
 
 // # A window's traces sampled on the server
@@ -94,22 +95,7 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 		parts[i] = and(parts[i], "(TraceId = '' OR "+alert+" OR "+in+")", args...)
 	}
 	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
-	return func(yield func(schema.Record, error) bool) {
-		n := 0
-		for r, err := range s.queryOrdered(ctx, what, parts, limit+1, false) {
-			if err != nil {
-				yield(schema.Record{}, err)
-				return
-			}
-			if n++; n > limit {
-				yield(schema.Record{}, fmt.Errorf("cannot read the %s: %w", what, schema.ErrSampleOverLimit))
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}
+	return backend.SampleUpTo(s.queryOrdered(ctx, what, parts, limit+1, false), limit, "cannot read the "+what)
 }
 
 // ReadsOnServer reports that the store's reads run on its server, the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/backend"
 )
 
 // # A window's traces sampled as the blocks are read
@@ -118,20 +119,5 @@ func (db *DB) SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK
 		q.From.Format("2006-01-02T15:04:05.999Z07:00"), q.To.Format("2006-01-02T15:04:05.999Z07:00"), k)
 	smp := &traceSample{k: k, failK: max(failK, 1), failing: failing}
 	q.Newest = false
-	return func(yield func(schema.Record, error) bool) {
-		n := 0
-		for r, err := range db.windowBlocks(ctx, what, q, clampNanos(q.From), clampNanos(q.To), limit+1, smp) {
-			if err != nil {
-				yield(schema.Record{}, err)
-				return
-			}
-			if n++; n > limit {
-				yield(schema.Record{}, fmt.Errorf("%s: %w", what, schema.ErrSampleOverLimit))
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}
+	return backend.SampleUpTo(db.windowBlocks(ctx, what, q, clampNanos(q.From), clampNanos(q.To), limit+1, smp), limit, what)
 }
