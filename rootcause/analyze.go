@@ -169,11 +169,11 @@ func analyzeStore(ctx context.Context, st Store, q Query, opt Options) (*Report,
 	if win.n == 0 {
 		return nil, nil, ErrNoData
 	}
-	bp := early.take(win.baseSize(q))
+	sz := win.baseSize(q)
+	bp := early.take(sz)
 	if bp == nil {
 		// The baseline is read and profiled on another core while the
 		// window's traces are explained.
-		sz := win.baseSize(q)
 		bp = startBase(func() (*loaded, error) { return loadBase(ctx, st, q, opt, sz) })
 	}
 	return analyze(win, bp, q, opt, newStoreRules(ctx, st, opt.Correlate))
@@ -574,9 +574,9 @@ func baseLearner(after bool) learner {
 	}
 }
 
-// analyze ranks the candidates of window against the baseline that
-// loadBase gives; the baseline is loaded and profiled concurrently with
-// the explanation of the window's traces. sr, when not nil, applies the
+// analyze ranks the candidates of window against the baseline bp, which
+// another goroutine loads and profiles while the window's traces are
+// explained (startBase, or earlier: earlyBase). sr, when not nil, applies the
 // store's rules to each failing trace (Analyze).
 func analyze(window *loaded, bp *basePeriod, q Query, opt Options, sr *storeRules) (*Report, *traceVotes, error) {
 	w := window.p

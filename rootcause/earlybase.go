@@ -28,6 +28,12 @@ type serverReads interface {
 	ReadsOnServer() bool
 }
 
+// readsOnServer reports whether st's reads run on its server (serverReads).
+func readsOnServer(st Store) bool {
+	sr, ok := st.(serverReads)
+	return ok && sr.ReadsOnServer()
+}
+
 // early is a baseline read begun before its window's read, from the size
 // the store counted: the window's read and the baseline's then share the
 // machine's cores, where the baseline would otherwise wait for the window.
@@ -57,10 +63,7 @@ type early struct {
 // then meets the window's stream, not the window's traces, all held, as
 // they are explained.
 func earlyBase(ctx context.Context, st Store, counted int, sampled bool, q Query, opt Options, load func(context.Context, baseSize) (*loaded, error)) *early {
-	if sr, ok := st.(serverReads); ok && sr.ReadsOnServer() {
-		return nil
-	}
-	if counted < 0 || !sampled && opt.Limit > 0 && counted >= opt.Limit {
+	if readsOnServer(st) || counted < 0 || !sampled && opt.Limit > 0 && counted >= opt.Limit {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -40,7 +40,10 @@ func (l *loaded) eachExplained(opts correlate.Options, f func(recs []schema.Reco
 		defer close(out)
 		defer func() {
 			if v := recover(); v != nil {
-				out <- ahead{panicked: fmt.Errorf("explaining a window's trace: %v", v)}
+				select {
+				case out <- ahead{panicked: fmt.Errorf("explaining a window's trace: %v", v)}:
+				case <-stop: // the loop has ended (it panicked itself)
+				}
 			}
 		}()
 		l.traces.eachIn(l.get, func() []schema.Record {

@@ -317,7 +317,7 @@ func planServerSample(ctx context.Context, st Store, budget int, from, to time.T
 	if !ok {
 		return nil, -1, nil
 	}
-	if sr, ok := st.(serverReads); budget <= 0 && ok && sr.ReadsOnServer() {
+	if budget <= 0 && readsOnServer(st) {
 		return nil, -1, nil // neither sampled nor read early: no count to ask its server for
 	}
 	n, traces, err := ss.WindowSize(ctx, from, to)
