@@ -61,7 +61,8 @@ type Record struct {
 	Signature Signature
 	// Attrs are the remaining attributes, resource and record alike, flattened
 	// to strings. Keys follow OpenTelemetry semantic conventions where one
-	// exists (http.response.status_code, service.version, ...).
+	// exists (http.response.status_code, service.version, ...). The records
+	// of a store's read may share one map: it is read only.
 	Attrs map[string]string
 }
 

@@ -166,7 +166,7 @@ type attrSets struct {
 }
 
 type attrSet struct {
-	attrs, extras map[string]string // read only: a record gets a copy of attrs
+	attrs, extras map[string]string // read only: the records of its rows share attrs
 }
 
 const attrSetsMax = 1 << 14
@@ -225,9 +225,7 @@ func (w *row) record(sets *attrSets) (schema.Record, error) {
 	if r.Type == schema.TypeSpan {
 		r.Duration, r.Status = time.Duration(w.duration), parseStatus(w.status)
 	}
-	if set.attrs != nil {
-		r.Attrs = maps.Clone(set.attrs)
-	}
+	r.Attrs = set.attrs // shared by the rows that carry the same map: read only
 	w.applyExtras(&r, set.extras)
 	if r.Type == schema.TypeSpan && r.Body == "" {
 		r.Body = w.exceptionMessage(&r)
@@ -279,11 +277,11 @@ func (w *row) exceptionMessage(r *schema.Record) string {
 		}
 		ev := w.eventAttrs[i]
 		if t := ev[schema.AttrExceptionType]; t != "" {
-			if r.Attrs == nil {
-				r.Attrs = map[string]string{}
-			}
 			if _, ok := r.Attrs[schema.AttrExceptionType]; !ok {
-				r.Attrs[schema.AttrExceptionType] = t
+				attrs := make(map[string]string, len(r.Attrs)+1) // the read's map is shared
+				maps.Copy(attrs, r.Attrs)
+				attrs[schema.AttrExceptionType] = t
+				r.Attrs = attrs
 			}
 		}
 		return ev[exceptionMessage]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"testing"
 
 	"github.com/faultline/faultline/schema"
@@ -36,7 +37,6 @@ func TestAttrSets(t *testing.T) {
 		if r.Template != fmt.Sprintf("op <*> %d", n) || r.Signature != schema.Signature(fmt.Sprint(n)) || r.Status != schema.StatusError {
 			t.Fatalf("row %d: template %q, signature %q, status %v", i, r.Template, r.Signature, r.Status)
 		}
-		r.Attrs["k8s.pod.name"] = "changed" // the next row of this map must not see it
 		if len(sets.cur) > attrSetsMax || len(sets.old) > attrSetsMax {
 			t.Fatalf("row %d: cache holds %d + %d maps, over %d each", i, len(sets.cur), len(sets.old), attrSetsMax)
 		}
@@ -54,11 +54,20 @@ func TestAttrSets(t *testing.T) {
 	if sets.cur[hot] == nil && sets.old[hot] == nil {
 		t.Error("a map asked for every 100 rows fell out of the cache")
 	}
+	// The records of one map share it (read only, as the embedded store's
+	// do); a span whose exception event adds its type gets its own.
 	w := row{kind: uint8(schema.TypeLog), attrs: text(5)}
 	a, _ := w.record(&sets)
-	a.Attrs["k8s.pod.name"] = "changed"
-	if b, _ := w.record(&sets); b.Attrs["k8s.pod.name"] != "pod-5" {
-		t.Errorf("a record's attributes are shared with the next record of the same map: %v", b.Attrs)
+	if b, _ := w.record(&sets); reflect.ValueOf(a.Attrs).UnsafePointer() != reflect.ValueOf(b.Attrs).UnsafePointer() {
+		t.Error("two records of the same map were given two maps")
+	}
+	w = row{kind: uint8(schema.TypeSpan), attrs: text(5), eventNames: []string{exceptionEvent},
+		eventAttrs: []map[string]string{{schema.AttrExceptionType: "Boom", exceptionMessage: "boom"}}}
+	if e, _ := w.record(&sets); e.Body != "boom" || e.Attrs[schema.AttrExceptionType] != "Boom" || e.Attrs["k8s.pod.name"] != "pod-5" {
+		t.Errorf("a span's exception: body %q, attrs %v", e.Body, e.Attrs)
+	}
+	if _, ok := a.Attrs[schema.AttrExceptionType]; ok {
+		t.Errorf("a span's exception type was written into the map its read shares: %v", a.Attrs)
 	}
 	w = row{kind: uint8(schema.TypeSpan), attrs: `{"a":`}
 	if _, err := w.record(&sets); err == nil {

@@ -191,27 +191,7 @@ func (s *Store) queryOrdered(ctx context.Context, what string, parts []part, lim
 			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
 			return
 		}
-		defer rows.Close()
-		var w row
-		var sets attrSets
-		for rows.Next() {
-			if err := rows.Scan(w.dest()...); err != nil {
-				yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-				return
-			}
-			r, err := w.record(&sets)
-			if err != nil {
-				yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-			w = row{}
-		}
-		if err := rows.Err(); err != nil {
-			yield(schema.Record{}, fmt.Errorf("cannot read %s: %w", what, err))
-		}
+		decodeAhead(rows, what, yield)
 	}
 }
 

@@ -93,16 +93,32 @@ func (s *Store) windowParts(q schema.WindowQuery) []part {
 // projectAttrs narrows the attribute map a source selects (Attrs, see
 // mergedAttrs) to the keys of WindowQuery.Attrs and faultline's own keys,
 // so that the server sends only what the reader asked for. It returns the
-// select list and the arguments its placeholders take, in order.
+// select list and the arguments its placeholders take, in order. Each map
+// is narrowed before the two are merged, and the keys are a set (IN), not
+// an array searched for each key (has): on the 5M spans of
+// docs/analysis-bench-clickhouse.md's window, 2.1 s of the engine's time
+// rather than 8.3.
 func projectAttrs(sel string, keys []string) (string, []any) {
 	end := strings.Index(sel, ") AS Attrs")
 	start := strings.LastIndex(sel[:max(end, 0)], "mapUpdate(")
 	if end < 0 || start < 0 {
 		return sel, nil
 	}
-	expr := sel[start : end+1]
-	sel = sel[:start] + "mapFilter((k, v) -> startsWith(k, '" + extraPrefix + "') OR has(?, k), " + expr + ")" + sel[end+1:]
-	return sel, []any{keys}
+	keep := "(k, v) -> startsWith(k, '" + extraPrefix + "') OR k IN ?"
+	expr, args := sel[start:end+1], []any(nil)
+	var b strings.Builder
+	for {
+		i := strings.Index(expr, "CAST(")
+		j := strings.Index(expr[max(i, 0):], ", ")
+		if i < 0 || j < 0 {
+			break
+		}
+		col := expr[i+len("CAST(") : i+j]
+		b.WriteString(expr[:i] + "CAST(mapFilter(" + keep + ", " + col + "), ")
+		expr, args = expr[i+j+len(", "):], append(args, keys)
+	}
+	b.WriteString(expr)
+	return sel[:start] + b.String() + sel[end+1:], args
 }
 
 // FirstTime is the time of the first record of [from, to), ok false when

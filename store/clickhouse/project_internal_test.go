@@ -1,0 +1,26 @@
+package clickhouse
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestProjectAttrsNarrowsEachMap checks the select list a projected read
+// sends: each of the two maps narrowed to the keys asked for (a set) and
+// faultline's own, before their merge, one argument per map.
+func TestProjectAttrsNarrowsEachMap(t *testing.T) {
+	sel := "TraceId, " + mergedAttrs("LogAttributes") + ", Body"
+	got, args := projectAttrs(sel, []string{"k8s.pod.name"})
+	keep := "(k, v) -> startsWith(k, 'faultline.') OR k IN ?"
+	want := "TraceId, mapUpdate(CAST(mapFilter(" + keep + ", ResourceAttributes), " + mapSS + "), CAST(mapFilter(" +
+		keep + ", LogAttributes), " + mapSS + ")) AS Attrs, Body"
+	if got != want {
+		t.Fatalf("projectAttrs:\n got %s\nwant %s", got, want)
+	}
+	if len(args) != 2 || strings.Count(got, "?") != 2 {
+		t.Fatalf("%d arguments for %d placeholders", len(args), strings.Count(got, "?"))
+	}
+	if same, _ := projectAttrs("TraceId, Body", []string{"x"}); same != "TraceId, Body" {
+		t.Fatalf("a list without attributes changed: %s", same)
+	}
+}
