@@ -145,6 +145,8 @@ type row struct {
 	duration                         int64
 	status                           string
 	attrs                            string // a JSON object (see wireCols)
+	hasTemplate                      bool   // the record has faultline's template
+	template, signature              string
 	eventNames                       []string
 	eventAttrs                       []map[string]string
 }
@@ -152,7 +154,7 @@ type row struct {
 func (w *row) dest() []any {
 	return []any{&w.kind, &w.ts, &w.traceID, &w.spanID, &w.parent, &w.service, &w.severity,
 		&w.severityText, &w.body, &w.name, &w.duration, &w.status, &w.attrs,
-		&w.eventNames, &w.eventAttrs}
+		&w.hasTemplate, &w.template, &w.signature, &w.eventNames, &w.eventAttrs}
 }
 
 // attrSets decodes the attribute maps of one read, each distinct one
@@ -230,7 +232,10 @@ func (w *row) record(sets *attrSets) (schema.Record, error) {
 	if r.Type == schema.TypeSpan && r.Body == "" {
 		r.Body = w.exceptionMessage(&r)
 	}
-	if _, ok := set.extras[keyTemplate]; !ok && r.Body != "" {
+	switch {
+	case w.hasTemplate:
+		r.Template, r.Signature = w.template, schema.Signature(w.signature)
+	case r.Body != "":
 		r.Template = patterns.Mask(r.Body)
 		r.Signature = patterns.SignatureOf(r.Service, r.Template)
 	}
@@ -240,9 +245,6 @@ func (w *row) record(sets *attrSets) (schema.Record, error) {
 func (w *row) applyExtras(r *schema.Record, x map[string]string) {
 	if len(x) == 0 {
 		return
-	}
-	if v, ok := x[keyTemplate]; ok {
-		r.Template, r.Signature = v, schema.Signature(x[keySignature])
 	}
 	if v := x[keyParentSpanID]; v != "" && r.ParentSpanID == "" {
 		r.ParentSpanID = schema.SpanID(v)

@@ -12,20 +12,19 @@ import (
 
 // TestAttrSets: a row's attributes, sent as JSON, become the record's
 // attributes and faultline's fields whether the map was decoded for this
-// row or taken from the cache, across the cache's generations; a record
-// owns its attributes; bad JSON is an error naming it.
+// row or taken from the cache, across the cache's generations; the stored
+// template and signature, sent as columns of their own, are the record's;
+// records of one map share it; bad JSON is an error naming it.
 func TestAttrSets(t *testing.T) {
 	var sets attrSets
 	const distinct = 3*attrSetsMax + 17
 	text := func(i int) string {
-		b, _ := json.Marshal(map[string]string{
-			keyTemplate: fmt.Sprintf("op <*> %d", i%distinct), keySignature: fmt.Sprint(i % distinct),
-			"k8s.pod.name": fmt.Sprintf("pod-%d", i%distinct), keyStatus: "2",
-		})
+		b, _ := json.Marshal(map[string]string{"k8s.pod.name": fmt.Sprintf("pod-%d", i%distinct), keyStatus: "2"})
 		return string(b)
 	}
 	for i := range 2 * distinct {
-		w := row{kind: uint8(schema.TypeLog), service: "svc", body: "op x", attrs: text(i)}
+		w := row{kind: uint8(schema.TypeLog), service: "svc", body: "op x", attrs: text(i),
+			hasTemplate: true, template: fmt.Sprintf("op <*> %d", i%distinct), signature: fmt.Sprint(i % distinct)}
 		r, err := w.record(&sets)
 		if err != nil {
 			t.Fatal(err)
@@ -77,5 +76,9 @@ func TestAttrSets(t *testing.T) {
 	r, err := w.record(&sets)
 	if err != nil || r.Attrs != nil || r.Template == "" {
 		t.Errorf("a row without attributes: attrs %v, template %q, err %v (want no attributes and a computed template)", r.Attrs, r.Template, err)
+	}
+	w.hasTemplate = true // stored, and empty: kept as stored
+	if r, _ := w.record(&sets); r.Template != "" || r.Signature != "" {
+		t.Errorf("a stored empty template was replaced by %q (%q)", r.Template, r.Signature)
 	}
 }
