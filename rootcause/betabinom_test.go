@@ -34,3 +34,27 @@ func TestBetaBinomDecades(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPMFMatchesLgamma checks the beta-binomial's log probabilities,
+// whose log-gammas are sums of logarithms, against each computed with
+// math.Lgamma, for members small and large, and that they sum to one.
+func TestLogPMFMatchesLgamma(t *testing.T) {
+	for _, mb := range []member{{n: 0, k: 0, m: 1}, {n: 7, k: 2, m: 9}, {n: 1400, k: 46, m: 140}, {n: 50_000, k: 3, m: 20_000}} {
+		got := mb.logPMF()
+		a, b := float64(mb.k+1), float64(mb.m-mb.k)
+		sum := 0.0
+		for x, l := range got {
+			lnN, _ := math.Lgamma(float64(mb.n + 1))
+			lx, _ := math.Lgamma(float64(x + 1))
+			ly, _ := math.Lgamma(float64(mb.n - x + 1))
+			want := lnN - lx - ly + lbeta(float64(x)+a, float64(mb.n-x)+b) - lbeta(a, b)
+			if d := math.Abs(l - want); d > 1e-9*max(1, math.Abs(want)) {
+				t.Fatalf("%+v: log P(%d) = %v, want %v", mb, x, l, want)
+			}
+			sum += math.Exp(l)
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%+v: probabilities sum to %v", mb, sum)
+		}
+	}
+}
