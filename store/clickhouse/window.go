@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
+
 	"github.com/faultline/faultline/schema"
 )
 
@@ -105,6 +107,10 @@ func projectAttrs(sel string, keys []string) (string, []any) {
 		return sel, nil
 	}
 	keep := "(k, v) -> startsWith(k, '" + extraPrefix + "') OR k IN ?"
+	set := make([]any, len(keys)) // a tuple of them, as IN takes on every version
+	for i, k := range keys {
+		set[i] = k
+	}
 	expr, args := sel[start:end+1], []any(nil)
 	var b strings.Builder
 	for {
@@ -115,7 +121,7 @@ func projectAttrs(sel string, keys []string) (string, []any) {
 		}
 		col := expr[i+len("CAST(") : i+j]
 		b.WriteString(expr[:i] + "CAST(mapFilter(" + keep + ", " + col + "), ")
-		expr, args = expr[i+j+len(", "):], append(args, keys)
+		expr, args = expr[i+j+len(", "):], append(args, clickhouse.GroupSet{Value: set})
 	}
 	b.WriteString(expr)
 	return sel[:start] + b.String() + sel[end+1:], args
