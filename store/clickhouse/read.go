@@ -27,9 +27,8 @@ type source struct {
 
 const mapSS, arrS, arrMapSS = "'Map(String, String)'", "'Array(String)'", "'Array(Map(String, String))'"
 
-// A source's attributes are one map, the resource's merged with the
-// record's by the server (record ones win).
-
+// mergedAttrs is a source's attributes as one map: the resource's merged
+// with the record's own (own, its column) by the server, record ones win.
 func mergedAttrs(own string) string {
 	return "mapUpdate(CAST(ResourceAttributes, " + mapSS + "), CAST(" + own + ", " + mapSS + ")) AS Attrs"
 }
