@@ -412,7 +412,14 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		as.skim = func(id schema.TraceID) bool { return traceHash(id)%smp.k != 0 }
 	}
 	as.own, as.in = ar.own, &in
-	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys}
+	// A store that samples the window may send the errors of the traces
+	// out of its sample grouped (schema.WindowQuery.Group): what addN
+	// counts of them is the same within a slot of the coverage and a
+	// bucket of the timeline, and it reads the rest of a template from
+	// its first record alone.
+	q := schema.WindowQuery{From: p.from, To: p.to, Limit: opt.Limit, Attrs: AttrKeys,
+		Group: &schema.RecordGroups{Slot: coverSec * time.Second, Parts: buckets}}
+	grouped := false
 	// One record for the whole read: each is copied into it, as the
 	// range variable's address, taken below, would move every record of
 	// the read to the heap. Nothing keeps r (what is kept is packed).
@@ -424,6 +431,10 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 		}
 		*r = rec
 		l.n++
+		n := 1 // the records r stands for
+		if r.Count > 1 {
+			n, grouped = int(r.Count), true
+		}
 		if r.Time.After(l.last) {
 			l.last = r.Time
 		}
@@ -444,7 +455,7 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 				// may be kept (timings name their traces): the copy.
 				ownStrings(r, &in)
 				dt.ownID(r)
-				l.p.addN(r, buckets, smp.weight(r, true))
+				l.p.addN(r, buckets, smp.weight(r, true)*n)
 				continue
 			}
 			// Its own strings: a view of the store's block would keep the
@@ -467,12 +478,24 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 			l.dups++
 			continue
 		}
-		l.p.addN(r, buckets, smp.weight(r, false))
+		l.p.addN(r, buckets, smp.weight(r, false)*n)
 	}
 	as.sweep(time.Time{}, done)
 	// The failing traces read: dt gave each its own id, the held ones
-	// and those the sample left out alike.
-	l.failing, l.failLeft = len(dt.ids), len(dt.ids)-len(l.traces.idx)
+	// and those the sample left out alike; and those left out whose
+	// errors all came grouped, their ids unsent (each has an error in the
+	// window, failingTraces: each was read).
+	unsent := 0
+	for id, sampled := range hold {
+		if !grouped {
+			break
+		}
+		if _, ok := dt.ids[id]; !ok && !sampled {
+			unsent++
+		}
+	}
+	l.failing = len(dt.ids) + unsent
+	l.failLeft = l.failing - len(l.traces.idx)
 	l.cut = opt.Limit > 0 && l.n >= opt.Limit
 	if smp != nil && smp.server {
 		// The store sent the sample: the window is what it counted, and

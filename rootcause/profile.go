@@ -355,15 +355,15 @@ func (p *period) addN(r *schema.Record, buckets, n int) {
 	}
 	isErr := r.IsError()
 	if isErr {
-		sp.errors++
+		sp.errors += n
 		if sp.firstErr.IsZero() || r.Time.Before(sp.firstErr) {
 			sp.firstErr = r.Time
 		}
 		if buckets > 0 {
-			sp.bucket(p, r.Time, buckets)
+			sp.bucket(p, r.Time, buckets, n)
 		}
 	} else if r.Type == schema.TypeLog && r.Severity >= schema.SeverityWarn {
-		sp.warns++
+		sp.warns += n
 	}
 	if r.Type != schema.TypeLog && !isErr {
 		return
@@ -399,24 +399,24 @@ func (p *period) addN(r *schema.Record, buckets, n int) {
 		ts.addLogged(r, p.timing.keep, n)
 	}
 	if isErr {
-		ts.errors++
+		ts.errors += n
 		if ts.own() {
-			sp.ownErrors++
+			sp.ownErrors += n
 			if sp.firstOwn.IsZero() || r.Time.Before(sp.firstOwn) {
 				sp.firstOwn = r.Time
 			}
 		}
 	} else if r.Severity >= schema.SeverityWarn {
-		ts.warns++
+		ts.warns += n
 	}
 }
 
-func (sp *serviceProfile) bucket(p *period, t time.Time, n int) {
+func (sp *serviceProfile) bucket(p *period, t time.Time, n, count int) {
 	if sp.buckets == nil {
 		sp.buckets = make([]int, n)
 	}
 	i := int(float64(n) * float64(t.Sub(p.from)) / float64(p.to.Sub(p.from)))
-	sp.buckets[min(max(i, 0), n-1)]++
+	sp.buckets[min(max(i, 0), n-1)] += count
 }
 
 // templateOf is the record's template: the masked body computed at ingest,

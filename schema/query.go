@@ -22,6 +22,20 @@ type WindowQuery struct {
 	// them), or return them all. Records may then share one Attrs map:
 	// treat it as read-only. nil means every attribute.
 	Attrs []string
+	// Group, on a sampled read (a store's SampledRecords), lets the store
+	// send the error records of the traces out of the sample as one
+	// record per group of them alike (Record.Count): the same fields but
+	// the ids, the duration and, when the template was stored, the body,
+	// within one Group.Slot of Unix time and one of Group.Parts equal
+	// parts of [From, To). The record sent is the group's first, in the
+	// read's order. Nil: every record alone.
+	Group *RecordGroups
+}
+
+// RecordGroups is how a read may group records (WindowQuery.Group).
+type RecordGroups struct {
+	Slot  time.Duration
+	Parts int
 }
 
 // TraceSummary is one trace seen in a window, as a store can list it cheaply.

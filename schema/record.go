@@ -42,7 +42,11 @@ const (
 // operation, and Body is empty unless the span carried an error message
 // (its status message or an exception event).
 type Record struct {
-	Type         RecordType
+	Type RecordType
+	// Count is how many records alike this one it stands for when a read
+	// sent its group as one (WindowQuery.Group); 0, as in every other read,
+	// is itself alone. (It fills the padding after Type: no record grows.)
+	Count        uint32
 	Time         time.Time
 	TraceID      TraceID
 	SpanID       SpanID

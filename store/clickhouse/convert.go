@@ -1,9 +1,9 @@
 package clickhouse
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -149,12 +149,19 @@ type row struct {
 	template, signature              string
 	eventNames                       []string
 	eventAttrs                       []map[string]string
+	count                            uint64 // the records the row stands for (a grouped read's N)
 }
 
-func (w *row) dest() []any {
-	return []any{&w.kind, &w.ts, &w.traceID, &w.spanID, &w.parent, &w.service, &w.severity,
+// dest is where a row's columns scan to, counted when the read sends how
+// many records each row stands for (wireColsN).
+func (w *row) dest(counted bool) []any {
+	d := []any{&w.kind, &w.ts, &w.traceID, &w.spanID, &w.parent, &w.service, &w.severity,
 		&w.severityText, &w.body, &w.name, &w.duration, &w.status, &w.attrs,
 		&w.hasTemplate, &w.template, &w.signature, &w.eventNames, &w.eventAttrs}
+	if counted {
+		d = append(d, &w.count)
+	}
+	return d
 }
 
 // attrSets decodes the attribute maps of one read, each distinct one
@@ -191,10 +198,20 @@ func (c *attrSets) get(text string) (*attrSet, error) {
 	return set, nil
 }
 
+// decodeAttrSet reads a map as attrText writes it. Its keys and values
+// are views of one copy of text.
 func decodeAttrSet(text string) (*attrSet, error) {
-	var all map[string]string
-	if err := json.Unmarshal([]byte(text), &all); err != nil {
-		return nil, fmt.Errorf("attributes %.60q: %w", text, err)
+	all := map[string]string{}
+	for rest := strings.Clone(text); rest != ""; {
+		k, after, ok := lengthPrefixed(rest)
+		if ok {
+			var v string
+			if v, rest, ok = lengthPrefixed(after); ok {
+				all[k] = v
+				continue
+			}
+		}
+		return nil, fmt.Errorf("attributes %.60q: not lengths and texts at byte %d", text, len(text)-len(rest))
 	}
 	set := &attrSet{}
 	for k, v := range all {
@@ -212,6 +229,20 @@ func decodeAttrSet(text string) (*attrSet, error) {
 	return set, nil
 }
 
+// lengthPrefixed splits s after its first field: its length in bytes, a
+// colon, its bytes.
+func lengthPrefixed(s string) (field, rest string, ok bool) {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || i > 10 {
+		return "", "", false
+	}
+	n, err := strconv.Atoi(s[:i])
+	if err != nil || n < 0 || n > len(s)-i-1 {
+		return "", "", false
+	}
+	return s[i+1 : i+1+n], s[i+1+n:], true
+}
+
 // record converts a row into a Record, taking the faultline.* keys back
 // out of the attributes and computing the template when none was stored.
 func (w *row) record(sets *attrSets) (schema.Record, error) {
@@ -223,6 +254,9 @@ func (w *row) record(sets *attrSets) (schema.Record, error) {
 		Type: schema.RecordType(w.kind), Time: w.ts.UTC(), TraceID: schema.TraceID(w.traceID),
 		SpanID: schema.SpanID(w.spanID), ParentSpanID: schema.SpanID(w.parent), Service: w.service,
 		Severity: schema.Severity(w.severity), SeverityText: w.severityText, Body: w.body, Name: w.name,
+	}
+	if w.count > 1 {
+		r.Count = uint32(min(w.count, math.MaxUint32))
 	}
 	if r.Type == schema.TypeSpan {
 		r.Duration, r.Status = time.Duration(w.duration), parseStatus(w.status)

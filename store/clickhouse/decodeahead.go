@@ -60,9 +60,10 @@ func decodeAhead(rows driver.Rows, what string, yield func(schema.Record, error)
 		}()
 		var w row
 		var sets attrSets
+		counted := len(rows.Columns()) > len(w.dest(false)) // wireColsN
 		batch := make([]schema.Record, 0, aheadBatch)
 		for rows.Next() {
-			if err := rows.Scan(w.dest()...); err != nil {
+			if err := rows.Scan(w.dest(counted)...); err != nil {
 				send(decodedBatch{recs: batch, err: fmt.Errorf("cannot read %s: %w", what, err)})
 				return
 			}

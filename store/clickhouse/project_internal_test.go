@@ -16,8 +16,9 @@ func TestProjectAttrsNarrowsEachMap(t *testing.T) {
 	sel := "TraceId, " + mergedAttrs("LogAttributes") + ", Body"
 	got, args := projectAttrs(sel, []string{"k8s.pod.name"})
 	keep := "(k, v) -> startsWith(k, 'faultline.') OR k IN ?"
+	sent := strings.SplitN(mergedAttrs("LogAttributes"), ") AS Attrs", 2)[1] // what is sent of the map, unchanged
 	want := "TraceId, mapUpdate(CAST(mapFilter(" + keep + ", ResourceAttributes), " + mapSS + "), CAST(mapFilter(" +
-		keep + ", LogAttributes), " + mapSS + ")) AS Attrs, Body"
+		keep + ", LogAttributes), " + mapSS + ")) AS Attrs" + sent + ", Body"
 	if got != want {
 		t.Fatalf("projectAttrs:\n got %s\nwant %s", got, want)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -87,6 +89,21 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 	}
 	parts := s.windowParts(q)
 	srcs := s.recordSources()
+	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
+	if g := q.Group; g != nil && g.Slot > 0 {
+		var grouped []part
+		for i := range parts {
+			alert, failed := logAlertCond, logErrorCond
+			if srcs[i].table != schema.TableLogs {
+				alert, failed = spanAlertCond, spanErrorCond
+			}
+			one := and(parts[i], "(TraceId = '' OR "+alert+" AND NOT "+failed+" OR "+in+")", args...)
+			grouped = append(grouped,
+				part{sql: "SELECT *, toUInt64(1) AS N FROM (" + one.sql + ")", args: one.args},
+				groupAlike(and(parts[i], "TraceId != '' AND "+failed+" AND NOT ("+in+")", args...), *g, q.From, q.To))
+		}
+		return backend.SampleUpTo(s.queryCols(ctx, what, grouped, limit+1, false, wireColsN), limit, "cannot read the "+what)
+	}
 	for i := range parts {
 		alert := logAlertCond
 		if srcs[i].table != schema.TableLogs {
@@ -94,8 +111,41 @@ func (s *Store) SampledRecords(ctx context.Context, q schema.WindowQuery, k, fai
 		}
 		parts[i] = and(parts[i], "(TraceId = '' OR "+alert+" OR "+in+")", args...)
 	}
-	what := fmt.Sprintf("window %s..%s, 1 in %d traces", q.From.UTC().Format("2006-01-02T15:04:05Z"), q.To.UTC().Format("2006-01-02T15:04:05Z"), k)
 	return backend.SampleUpTo(s.queryOrdered(ctx, what, parts, limit+1, false), limit, "cannot read the "+what)
+}
+
+// groupAlike groups the records of p (a part of the common layout) that
+// are alike as schema.WindowQuery.Group says: one row per group, the
+// fields of its first record in the read's order (rowOrder), the group's
+// size as N. Alike are records of the same kind, service, severity,
+// operation, status and attributes, with the same body when no template
+// was stored (the template is then the body's) or the body is empty (the
+// exception event's message is then the body), in the same slot of Unix
+// time and the same of g.Parts equal parts of [from, to), as the analysis
+// buckets them (rootcause's serviceProfile.bucket, the same arithmetic in
+// float64). A group's time is its first record's: the slot and the part
+// are the same for all of them.
+func groupAlike(p part, g schema.RecordGroups, from, to time.Time) part {
+	keys := []string{"Kind", "Service", "Severity", "SevText", "Name", "Status", "AttrsText", "HasTemplate", "Template", "Signature",
+		"if(HasTemplate AND Body != '', '', Body)", "if(Body = '', EvNames, [])", "if(Body = '', EvAttrs, [])",
+		"intDiv(toUnixTimestamp64Nano(Timestamp), ?)"}
+	args := append(slices.Clip(p.args), g.Slot.Nanoseconds())
+	if g.Parts > 0 {
+		keys = append(keys, "toInt64(toFloat64(?) * toFloat64(toUnixTimestamp64Nano(Timestamp) - ?) / toFloat64(?))")
+		args = append(args, g.Parts, from.UnixNano(), to.Sub(from).Nanoseconds())
+	}
+	// The aggregates have names of their own: ClickHouse puts an alias in
+	// place of the column it names wherever the column is read. The
+	// columns are those of a source (mergedAttrs), in its order, the map
+	// left empty: only what is sent is read of it (wireCols).
+	inner := "SELECT Kind, min(Timestamp) AS First, " +
+		"argMin((TraceId, SpanId, ParentSpanId, Body, Dur), (Timestamp, TraceId, SpanId, Body)) AS Rep, " +
+		"Service, Severity, SevText, Name, Status, AttrsText, HasTemplate, Template, Signature, " +
+		"any(EvNames) AS EvN, any(EvAttrs) AS EvA, count() AS Alike " +
+		"FROM (" + p.sql + ") GROUP BY " + strings.Join(keys, ", ")
+	return part{sql: "SELECT Kind, First AS Timestamp, Rep.1 AS TraceId, Rep.2 AS SpanId, Rep.3 AS ParentSpanId, " +
+		"Service, Severity, SevText, Rep.4 AS Body, Name, Rep.5 AS Dur, Status, CAST(map(), " + mapSS + ") AS Attrs, " +
+		"AttrsText, HasTemplate, Template, Signature, EvN AS EvNames, EvA AS EvAttrs, toUInt64(Alike) AS N FROM (" + inner + ")", args: args}
 }
 
 // ReadsOnServer reports that the store's reads run on its server, the

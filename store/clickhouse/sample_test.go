@@ -2,7 +2,9 @@ package clickhouse_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -116,4 +118,84 @@ func top(rep *rootcause.Report) string {
 		return "nothing"
 	}
 	return rep.Candidates[0].Service
+}
+
+// TestServerGroupsAlikeErrors: a sampled read that may group its records
+// (schema.WindowQuery.Group) sends what the read that may not sends, but
+// for the errors of the traces out of the sample: those come as one
+// record per group alike, the group's first as it is with the group's
+// size (Record.Count), in time order with the rest. Counted by what the
+// analysis tells apart (the template, the attributes, the slot of the
+// coverage and the part of the timeline), they are every such error, and
+// the first of each is the first the read that may not group sends.
+func TestServerGroupsAlikeErrors(t *testing.T) {
+	s, inc := demoStore(t)
+	// Parts of the window that do not fall on the slots' edges.
+	from, to := inc.Truth.Window.From.Add(3700*time.Millisecond), inc.Truth.Window.To
+	ids, err := s.FailingTraces(t.Context(), from, to, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := map[schema.TraceID]bool{}
+	for _, id := range ids {
+		failing[id] = true
+	}
+	g := schema.RecordGroups{Slot: 10 * time.Second, Parts: 30}
+	for _, c := range []struct{ k, failK uint64 }{{8, 4}, {16, 16}} {
+		plain := collect(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK, nil))
+		grouped := collect(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to, Group: &g}, c.k, c.failK, nil))
+		out := func(r schema.Record) bool { // an error of a trace out of the sample
+			h := schema.TraceHash(r.TraceID)
+			return r.TraceID != "" && r.IsError() && h%c.k != 0 && !(failing[r.TraceID] && h%c.failK == 0)
+		}
+		key := func(r schema.Record) string {
+			part := int(float64(g.Parts) * float64(r.Time.Sub(from)) / float64(to.Sub(from)))
+			return fmt.Sprint(r.Type, r.Service, r.Severity, r.SeverityText, r.Name, r.Status, r.Template, r.Signature,
+				r.Attrs, r.Time.UnixNano()/int64(g.Slot), part)
+		}
+		type tally struct {
+			n     int
+			first schema.Record
+		}
+		count := func(recs []schema.Record) (kept []schema.Record, groups map[string]*tally) {
+			groups = map[string]*tally{}
+			for i, r := range recs {
+				if i > 0 && r.Time.Before(recs[i-1].Time) {
+					t.Fatalf("record %d at %v after one at %v: out of order", i, r.Time, recs[i-1].Time)
+				}
+				if !out(r) {
+					kept = append(kept, r)
+					continue
+				}
+				k, n := key(r), max(int(r.Count), 1)
+				if groups[k] == nil {
+					r.Count = 0
+					groups[k] = &tally{first: r}
+				}
+				groups[k].n += n
+			}
+			return kept, groups
+		}
+		wantKept, want := count(plain)
+		gotKept, got := count(grouped)
+		if !slices.EqualFunc(gotKept, wantKept, storetest.SameRecord) {
+			t.Errorf("k=%d failK=%d: %d records of the sample and alerts kept whole, want %d", c.k, c.failK, len(gotKept), len(wantKept))
+		}
+		if len(want) == 0 || len(grouped) >= len(plain) {
+			t.Fatalf("k=%d failK=%d: %d groups, %d records sent of %d: the case groups nothing", c.k, c.failK, len(want), len(grouped), len(plain))
+		}
+		for k, w := range want {
+			gt := got[k]
+			if gt == nil || gt.n != w.n || !reflect.DeepEqual(gt.first, w.first) {
+				if gt == nil {
+					t.Errorf("k=%d failK=%d: group %s: none sent, want %d records", c.k, c.failK, k, w.n)
+					continue
+				}
+				t.Errorf("k=%d failK=%d: group %s: %d records, the first %+v; want %d, the first %+v", c.k, c.failK, k, gt.n, gt.first, w.n, w.first)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("k=%d failK=%d: %d groups, want %d", c.k, c.failK, len(got), len(want))
+		}
+	}
 }

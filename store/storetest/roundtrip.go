@@ -32,7 +32,7 @@ func fullRecords(t *testing.T, e *env) []schema.Record {
 			Signature: "0123456789abcdef",
 			Attrs: map[string]string{
 				"unicode.ключ": "значение ✓", "empty": "", "service.version": "1.2.3",
-				"long": strings.Repeat("x", 5000), "k=v;": "a\x00b",
+				"long": strings.Repeat("x", 5000), "k=v;": "a\x00b", "12:3": "4:5", "é:": "1:2:3",
 			},
 		},
 		{

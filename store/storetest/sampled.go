@@ -16,9 +16,10 @@ import (
 // from st with a sampling budget far below the window, which st is to draw
 // itself (ClickHouse's server, the embedded store as it reads). Sampled,
 // the injected fault ranks first as it does unsampled, every service's
-// errors are counted as they are, its records are estimated within the
-// sample's noise, and a warning says the store sampled; it returns the
-// sampled report.
+// errors are counted as they are, so are the window's failing traces
+// (those the sample left out too, whose ids a store may not send: their
+// errors grouped), its records are estimated within the sample's noise,
+// and a warning says the store sampled; it returns the sampled report.
 func SampledAnalysis(t *testing.T, st, whole rootcause.Store, inc *sim.Incident) *rootcause.Report {
 	t.Helper()
 	q := rootcause.Query{From: inc.Truth.Window.From, To: inc.Truth.Window.To, Top: 5}
@@ -37,6 +38,18 @@ func SampledAnalysis(t *testing.T, st, whole rootcause.Store, inc *sim.Incident)
 	s := rep.Sampled
 	if s == nil || s.K < 2 || s.Sent == 0 || s.Sent >= n || s.FailingK < 2 || s.Held >= s.Traces {
 		t.Fatalf("a window of %d records over the budget is not sampled by the store: %+v", n, s)
+	}
+	failing := map[schema.TraceID]bool{}
+	for r, err := range whole.WindowRecords(t.Context(), schema.WindowQuery{From: q.From, To: q.To}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TraceID != "" && r.IsError() {
+			failing[r.TraceID] = true
+		}
+	}
+	if s.Failing != len(failing) || s.FailingHeld >= s.Failing {
+		t.Errorf("the sample counts %d failing traces, %d of them held; the window has %d", s.Failing, s.FailingHeld, len(failing))
 	}
 	truth := inc.Truth.RootCause.Service
 	if first(rep) != truth || first(all) != truth {
