@@ -486,12 +486,11 @@ func readPeriod(ctx context.Context, st Store, p *period, opt Options, buckets i
 	// errors all came grouped, their ids unsent (each has an error in the
 	// window, failingTraces: each was read).
 	unsent := 0
-	for id, sampled := range hold {
-		if !grouped {
-			break
-		}
-		if _, ok := dt.ids[id]; !ok && !sampled {
-			unsent++
+	if grouped {
+		for id, sampled := range hold {
+			if _, ok := dt.ids[id]; !ok && !sampled {
+				unsent++
+			}
 		}
 	}
 	l.failing = len(dt.ids) + unsent

@@ -275,7 +275,9 @@ type serverSampler interface {
 	// failing traces (failingTraces'); a store that selects them itself
 	// (ClickHouse) need not ask it. The sample is read oldest first; one
 	// of more records than q's limit ends, after the limit's records, with
-	// an error that wraps schema.ErrSampleOverLimit.
+	// an error that wraps schema.ErrSampleOverLimit. With q.Group, a
+	// store may send the errors of the traces out of the sample grouped
+	// (schema.Record.Count): readPeriod counts each group's size.
 	SampledRecords(ctx context.Context, q schema.WindowQuery, k, failK uint64, failing func(schema.TraceID) bool) iter.Seq2[schema.Record, error]
 }
 

@@ -56,7 +56,9 @@ func (s *Store) WindowSize(ctx context.Context, from, to time.Time) (records, tr
 // k and failK are powers of two (1 takes every trace). q.ErrorsOnly is
 // not sampled: it reads the alert records alone already. The failing
 // traces are selected on the server, by the query FailingTraces runs:
-// failing is not asked.
+// failing is not asked. With q.Group, the errors of the traces out of
+// the sample come grouped, one row per group alike (groupAlike), each
+// the group's first record with its size (schema.Record.Count).
 //
 // The sample is read oldest first whether or not q asks for the newest
 // records, as the embedded store reads it: a sample of more records than
