@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/rootcause"
 	"github.com/faultline/faultline/schema"
+	"github.com/faultline/faultline/store/clickhouse"
 	"github.com/faultline/faultline/store/storetest"
 )
 
@@ -22,14 +23,7 @@ import (
 func TestServerSampleIsTheProcesss(t *testing.T) {
 	s, inc := demoStore(t)
 	from, to := inc.Truth.Window.From, inc.Truth.Window.To
-	ids, err := s.FailingTraces(t.Context(), from, to, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	failing := map[schema.TraceID]bool{}
-	for _, id := range ids {
-		failing[id] = true
-	}
+	failing := failingSet(t, s, from, to)
 	all := collect(t, s.WindowRecords(t.Context(), schema.WindowQuery{From: from, To: to}))
 	n, traces, err := s.WindowSize(t.Context(), from, to)
 	if err != nil {
@@ -132,14 +126,7 @@ func TestServerGroupsAlikeErrors(t *testing.T) {
 	s, inc := demoStore(t)
 	// Parts of the window that do not fall on the slots' edges.
 	from, to := inc.Truth.Window.From.Add(3700*time.Millisecond), inc.Truth.Window.To
-	ids, err := s.FailingTraces(t.Context(), from, to, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	failing := map[schema.TraceID]bool{}
-	for _, id := range ids {
-		failing[id] = true
-	}
+	failing := failingSet(t, s, from, to)
 	g := schema.RecordGroups{Slot: 10 * time.Second, Parts: 30}
 	for _, c := range []struct{ k, failK uint64 }{{8, 4}, {16, 16}} {
 		plain := collect(t, s.SampledRecords(t.Context(), schema.WindowQuery{From: from, To: to}, c.k, c.failK, nil))
@@ -198,4 +185,18 @@ func TestServerGroupsAlikeErrors(t *testing.T) {
 			t.Errorf("k=%d failK=%d: %d groups, want %d", c.k, c.failK, len(got), len(want))
 		}
 	}
+}
+
+// failingSet is the set of the traces the server names failing in [from, to).
+func failingSet(t *testing.T, s *clickhouse.Store, from, to time.Time) map[schema.TraceID]bool {
+	t.Helper()
+	ids, err := s.FailingTraces(t.Context(), from, to, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := map[schema.TraceID]bool{}
+	for _, id := range ids {
+		failing[id] = true
+	}
+	return failing
 }
