@@ -144,7 +144,7 @@ type row struct {
 	severityText, body, name         string
 	duration                         int64
 	status                           string
-	attrs                            string // a JSON object (see wireCols)
+	attrs                            string // as attrText writes them (see wireCols)
 	hasTemplate                      bool   // the record has faultline's template
 	template, signature              string
 	eventNames                       []string

@@ -130,19 +130,14 @@ func (s *Store) query(ctx context.Context, what string, parts []part, limit int)
 }
 
 // unionSQL is the statement of query: the parts' rows in time order, the
-// first limit of them, or with newest the last limit (still in time order).
-// A read of a few rows (at most smallRead) takes each part's first (or
-// last) limit first: the server then sorts one table's time column and
-// reads the other columns of those rows alone, where the union's sort
-// reads every column of every row (a service's first 16 records of a
-// 10M-row window: 1.15 s, against 0.12 s).
-func unionSQL(sqls []string, limit int, newest bool) string {
-	return unionCols(sqls, limit, newest, wireCols)
-}
-
-// unionCols is unionSQL with the rows projected onto cols (wireCols, or
-// wireColsN).
-func unionCols(sqls []string, limit int, newest bool, cols string) string {
+// first limit of them, or with newest the last limit (still in time order),
+// projected onto cols (wireCols, or wireColsN). A read of a few rows (at
+// most smallRead) takes each part's first (or last) limit first: the
+// server then sorts one table's time column and reads the other columns
+// of those rows alone, where the union's sort reads every column of every
+// row (a service's first 16 records of a 10M-row window: 1.15 s, against
+// 0.12 s).
+func unionSQL(sqls []string, limit int, newest bool, cols string) string {
 	if limit <= smallRead && len(sqls) > 1 {
 		each := make([]string, len(sqls))
 		for i, q := range sqls {
@@ -175,17 +170,16 @@ func orderBy(desc bool, keys ...string) string {
 // values (a service, an operation, a message) as LowCardinality, which the
 // Native format sends as a dictionary per block and an index per row, cast
 // after the sort (wire), which is slower on them. The attributes cross as
-// one JSON object, decoded once per distinct one (attrSets): decoded as a
-// Map by the driver, each key and value of each row was a string made and
-// a map built by reflection, 5.7 of the process's 23 CPU seconds on the
-// 10M-row window, whose sample now crosses as about 290 MB, not 602 MB.
-// The template and signature faultline stored cross as columns of their
-// own, out of the JSON: long texts of a few distinct values, they were
-// most of what the server wrote as JSON (8.5 s for the sample's query
-// rather than 10.7). The attributes cross as text of their lengths and
-// bytes (attrText), not JSON, made by each part before the sort, which
-// then moves strings rather than maps (the sample's query, by hand, 7.6-8.8
-// s -> 5.9-7.1).
+// one text per row (attrText), decoded once per distinct one (attrSets):
+// decoded as a Map by the driver, each key and value of each row was a
+// string made and a map built by reflection, 5.7 of the process's 23 CPU
+// seconds on the 10M-row window. The text is made by each part before the
+// sort, which then moves strings rather than maps, and the server writes
+// it about three times as fast as JSON (the sample's query, by hand,
+// 7.6-8.8 s -> 5.9-7.1). The template and signature faultline stored cross
+// as columns of their own: long texts of a few distinct values, they were
+// most of what the server wrote of the attributes (8.5 s for the sample's
+// query rather than 10.7).
 var wireCols = strings.Join([]string{
 	"Kind", "Timestamp", "TraceId", "SpanId", "ParentSpanId",
 	"CAST(Service, " + lowCard + ") AS Service", "Severity", "CAST(SevText, " + lowCard + ") AS SevText",
@@ -224,7 +218,7 @@ func (s *Store) queryCols(ctx context.Context, what string, parts []part, limit 
 			return
 		}
 		sqls, args := splitParts(parts)
-		q := unionCols(sqls, limit, newest, cols)
+		q := unionSQL(sqls, limit, newest, cols)
 		t0 := time.Now()
 		rows, err := s.conn.Query(ctx, q, args...)
 		s.log.Debug("query", "took", time.Since(t0), "sql", q)
