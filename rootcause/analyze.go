@@ -276,7 +276,10 @@ type loaded struct {
 	// index in in.
 	chunks [][]schema.Record
 	packs  [][]packed
-	in     *interner
+	// packLeft counts, per chunk of packs, the records not yet taken
+	// (take); nil before the first is.
+	packLeft []int32
+	in       *interner
 	// n counts the records read, held those kept in chunks: every one of
 	// records already in memory (profile), the failing traces' of a read
 	// (readPeriod), whose other traces were learnt from as they streamed.
@@ -335,8 +338,33 @@ func (l *loaded) copyOf(i int32, r *schema.Record) (same, sameTime bool) {
 	return correlate.SameRecord(h, r), true
 }
 
-// each calls f once per held trace with its records, in trace id order.
-func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.get, f) }
+// take is get, once: a read's held record is let go as it is taken
+// (its strings and attributes at once, its chunk with the chunk's last
+// record). Each held trace is taken once (each, eachExplained), and the
+// window's failing traces, explained one by one, need not all stay in
+// memory until the last is. profile's chunks are the caller's records,
+// and stay.
+func (l *loaded) take(id schema.TraceID, i int32, r *schema.Record) {
+	l.get(id, i, r)
+	if l.packs == nil {
+		return
+	}
+	c := i / chunkLen
+	l.packs[c][i%chunkLen] = packed{}
+	if l.packLeft == nil {
+		l.packLeft = make([]int32, len(l.packs))
+		for k := range l.packLeft {
+			l.packLeft[k] = int32(min(chunkLen, l.held-k*chunkLen))
+		}
+	}
+	if l.packLeft[c]--; l.packLeft[c] == 0 {
+		l.packs[c] = nil
+	}
+}
+
+// each calls f once per held trace with its records, in trace id order,
+// taking them (take).
+func (l *loaded) each(f func([]schema.Record)) { l.traces.each(l.take, f) }
 
 // profile profiles records already in memory, holding them all; buckets
 // is the resolution of the error timeline (0 for none). A window's

@@ -83,14 +83,44 @@ const (
 // timingStat is the samples of one call edge or one operation in a period.
 type timingStat struct {
 	samples
-	// ids are the samples' traces, one per sample ("" when a sample's
-	// trace is unknown); the window only.
-	ids []schema.TraceID
+	// ids are the samples' traces, one per sample (0 when a sample's
+	// trace is unknown), in tab; the window only.
+	ids []traceRef
+	tab *traceTable
 	// failed counts the calls that failed (an error status on the span
 	// of the call, or on the callee's span).
 	failed int
 	// slowest are the window's slowest samples' traces: examples.
 	slowest []timedTrace
+}
+
+// traceRef is a trace's place in a traceTable, from 1; 0 is no trace.
+type traceRef uint32
+
+// traceTable names the traces of a period's timing samples: a sample keeps
+// its trace's place (4 bytes), not its id (a string's 16), and a window of
+// 500k records has a million samples. A trace's samples mostly come one
+// after another (its records are learnt together), and take one place;
+// one that comes again takes another, the same id.
+type traceTable struct{ ids []schema.TraceID }
+
+func (tt *traceTable) ref(id schema.TraceID) traceRef {
+	if id == "" {
+		return 0
+	}
+	if n := len(tt.ids); n > 0 && tt.ids[n-1] == id {
+		return traceRef(n)
+	}
+	tt.ids = append(tt.ids, id)
+	return traceRef(len(tt.ids))
+}
+
+// id is r's trace; "" for 0.
+func (tt *traceTable) id(r traceRef) schema.TraceID {
+	if r == 0 {
+		return ""
+	}
+	return tt.ids[r-1]
 }
 
 type timedTrace struct {
@@ -107,7 +137,10 @@ func (t *timingStat) addN(ns float64, id schema.TraceID, keep bool, n int) {
 	if !keep {
 		return
 	}
-	t.ids = append(t.ids, id)
+	if t.tab == nil {
+		t.tab = &traceTable{}
+	}
+	t.ids = append(t.ids, t.tab.ref(id))
 	if id == "" {
 		return
 	}
@@ -198,7 +231,7 @@ func (s *samples) quantile(q float64) float64 {
 
 // sortAlong sorts the samples by duration, their weights and ids (one
 // per sample, or nil) with them.
-func (s *samples) sortAlong(ids []schema.TraceID) {
+func (s *samples) sortAlong(ids []traceRef) {
 	if s.wt == nil && ids == nil {
 		slices.Sort(s.ns)
 		return
@@ -209,7 +242,7 @@ func (s *samples) sortAlong(ids []schema.TraceID) {
 // byDuration sorts samples, and their weights and traces with them.
 type byDuration struct {
 	*samples
-	ids []schema.TraceID
+	ids []traceRef
 }
 
 func (d byDuration) Len() int           { return len(d.ns) }
@@ -231,6 +264,8 @@ type timing struct {
 	opaque map[string]bool
 	work   map[opKey]*timingStat // own work per operation
 	keep   bool                  // keep example traces (the window)
+	// traces names the kept samples' traces (timingStat.ids).
+	traces traceTable
 	// durs is each window trace's duration: its longest span, the
 	// request as one service's clock timed it. Not its first span's start
 	// to its last span's end: services' clocks differ (by hundreds of
@@ -253,7 +288,7 @@ type spanKids struct {
 func (tm *timing) stat(m map[[2]string]*timingStat, k [2]string) *timingStat {
 	s := m[k]
 	if s == nil {
-		s = &timingStat{}
+		s = &timingStat{tab: &tm.traces}
 		m[k] = s
 	}
 	return s
@@ -373,7 +408,7 @@ func (tm *timing) own(r *schema.Record, ns float64, id schema.TraceID, w int) {
 	k := opKey{r.Service, r.Name}
 	s := tm.work[k]
 	if s == nil {
-		s = &timingStat{}
+		s = &timingStat{tab: &tm.traces}
 		tm.work[k] = s
 	}
 	s.addN(ns, id, tm.keep, w)
@@ -611,9 +646,10 @@ func (t *tally) count(w, b *timingStat, limit, b50 float64) int {
 		if v > limit {
 			n := w.weight(i)
 			slow += n
-			if i < len(w.ids) && w.ids[i] != "" {
+			if i < len(w.ids) && w.ids[i] != 0 {
+				id := w.tab.id(w.ids[i])
 				for range n { // as often as the sample counts
-					t.note(w.ids[i], v-b50, v)
+					t.note(id, v-b50, v)
 				}
 			}
 		}

@@ -46,7 +46,7 @@ func (l *loaded) eachExplained(opts correlate.Options, f func(recs []schema.Reco
 				}
 			}
 		}()
-		l.traces.eachIn(l.get, func() []schema.Record {
+		l.traces.eachIn(l.take, func() []schema.Record {
 			select {
 			case b := <-free:
 				return b[:0]

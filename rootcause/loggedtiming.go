@@ -136,13 +136,14 @@ func isWordByte(c byte) bool {
 
 // addLogged keeps the duration a log line of ts states, n times (the lines
 // it stands for), and, with keep (the window's), its trace.
-func (ts *templateStat) addLogged(r *schema.Record, keep bool, n int) {
+func (ts *templateStat) addLogged(r *schema.Record, tm *timing, n int) {
 	d, ok := loggedDuration(r.Body)
 	if !ok {
 		return
 	}
+	keep := tm.keep
 	if ts.logged == nil {
-		ts.logged = &timingStat{}
+		ts.logged = &timingStat{tab: &tm.traces}
 	}
 	ts.logged.addLogged(d, r.TraceID, keep, n)
 }
@@ -339,7 +340,7 @@ func (p *period) addUncovered(recs []schema.Record, w int) {
 	}
 	ts := p.uncovered[svc]
 	if ts == nil {
-		ts = &timingStat{}
+		ts = &timingStat{tab: &p.timing.traces}
 		p.uncovered[svc] = ts
 	}
 	ts.addLogged(max(0, stated-covered), recs[0].TraceID, p.timing.keep, w)
@@ -383,7 +384,7 @@ func (p *period) addLogSpans(recs []schema.Record, w int) {
 		}
 		ts := p.logSpans[sp.svc]
 		if ts == nil {
-			ts = &timingStat{}
+			ts = &timingStat{tab: &p.timing.traces}
 			p.logSpans[sp.svc] = ts
 		}
 		ts.addLogged(float64(sp.last-sp.first), recs[0].TraceID, p.timing.keep, w)

@@ -396,7 +396,7 @@ func (p *period) addN(r *schema.Record, buckets, n int) {
 	if r.Type == schema.TypeLog && !isErr && !sp.spans {
 		// A service's own spans time it better (call_timing); only one
 		// without spans is timed by its lines (logged_timing).
-		ts.addLogged(r, p.timing.keep, n)
+		ts.addLogged(r, &p.timing, n)
 	}
 	if isErr {
 		ts.errors += n

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/faultline/faultline/correlate"
 	"github.com/faultline/faultline/schema"
 	"github.com/faultline/faultline/sim"
 )
@@ -458,10 +459,10 @@ func weightedIsRepeated(t *testing.T, inc *sim.Incident) {
 		same(what+" failed", w.failed, r.failed)
 		var wi, ri []schema.TraceID
 		for i, id := range w.ids {
-			wi = appendN(wi, id, w.weight(i))
+			wi = appendN(wi, w.tab.id(id), w.weight(i))
 		}
 		for i, id := range r.ids {
-			ri = appendN(ri, id, r.weight(i))
+			ri = appendN(ri, r.tab.id(id), r.weight(i))
 		}
 		slices.Sort(wi)
 		slices.Sort(ri)
@@ -514,7 +515,7 @@ func TestWeightedQuantileIsRepeatedQuantile(t *testing.T) {
 		}
 		owner := map[schema.TraceID]float64{}
 		for i, id := range ws.ids {
-			owner[id] = ws.ns[i]
+			owner[ws.tab.id(id)] = ws.ns[i]
 		}
 		ws.sort()
 		slices.Sort(flat)
@@ -526,10 +527,146 @@ func TestWeightedQuantileIsRepeatedQuantile(t *testing.T) {
 				t.Errorf("seed %d: quantile %.2f of weighted samples %v, of repeated %v", seed, q, got, want)
 			}
 		}
-		for i, id := range ws.ids {
-			if owner[id] != ws.ns[i] {
+		for i, ref := range ws.ids {
+			if id := ws.tab.id(ref); owner[id] != ws.ns[i] {
 				t.Fatalf("seed %d: sorting parted trace %s from its sample", seed, id)
 			}
 		}
+	}
+}
+
+// TestHeldTracesLetGoAsTaken: each gives every held trace as get gave it,
+// and lets each record go as it is taken (its strings and attributes at
+// once, its chunk with the chunk's last record), so that the failing
+// traces explained first are not all in memory while the last are.
+func TestHeldTracesLetGoAsTaken(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	// 1200 failing traces of 15 records, interleaved in time: 18,000 held
+	// records, two chunks, each with records of every trace.
+	var recs []schema.Record
+	for j := range 15 {
+		for i := range 1200 {
+			r := schema.Record{Type: schema.TypeLog, Time: t0.Add(time.Duration(j*1200+i) * time.Millisecond),
+				TraceID: schema.TraceID(fmt.Sprintf("%032x", i+1)), Service: fmt.Sprintf("svc-%d", j%3),
+				Severity: schema.SeverityInfo, Body: fmt.Sprintf("step %d of %d", j, i), Attrs: map[string]string{"k": fmt.Sprint(i)}}
+			if j == 14 {
+				r.Severity = schema.SeverityError
+			}
+			recs = append(recs, r)
+		}
+	}
+	st := &sampleStore{recs: recs}
+	to := recs[len(recs)-1].Time.Add(time.Second)
+	hold, err := failingTraces(context.Background(), st, t0, to, 0)
+	if err != nil || len(hold) != 1200 {
+		t.Fatalf("%d failing traces found (%v), want 1200", len(hold), err)
+	}
+	l, err := readPeriod(context.Background(), st, newPeriod(t0, to), Options{}, 0, nil, hold, func(_ *period, recs []schema.Record, _ int) {
+		t.Fatalf("failing trace %s streamed", recs[0].TraceID)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.packs) != 2 {
+		t.Fatalf("%d records held in %d chunks, want 2", l.held, len(l.packs))
+	}
+	want := map[schema.TraceID][]schema.Record{}
+	for id, list := range l.traces.idx {
+		for _, i := range list {
+			var r schema.Record
+			l.get(id, i, &r)
+			want[id] = append(want[id], r)
+		}
+	}
+	taken := 0
+	l.each(func(got []schema.Record) {
+		id := got[0].TraceID
+		if !slices.EqualFunc(got, want[id], func(a, b schema.Record) bool {
+			return correlate.SameRecord(&a, &b) && a.TraceID == b.TraceID && maps.Equal(a.Attrs, b.Attrs)
+		}) {
+			t.Fatalf("trace %s taken differs from what get gave", id)
+		}
+		for _, i := range l.traces.idx[id] {
+			if c := l.packs[i/chunkLen]; c != nil && (c[i%chunkLen].body != "" || c[i%chunkLen].attrs != nil) {
+				t.Fatalf("trace %s: record %d still held once taken", id, i)
+			}
+		}
+		taken++
+	})
+	if taken != 1200 {
+		t.Fatalf("%d traces taken, want 1200", taken)
+	}
+	for c, chunk := range l.packs {
+		if chunk != nil {
+			t.Fatalf("chunk %d still held once every record of it was taken", c)
+		}
+	}
+}
+
+// TestTraceTableRefs: a timing sample keeps its trace's place in the
+// period's table: samples of one trace in a row share it, a trace that
+// comes again gets another place with the same id, and no trace is 0.
+func TestTraceTableRefs(t *testing.T) {
+	var tt traceTable
+	ids := []schema.TraceID{"a", "a", "", "b", "b", "a", ""}
+	var refs []traceRef
+	for _, id := range ids {
+		refs = append(refs, tt.ref(id))
+	}
+	for i, id := range ids {
+		if got := tt.id(refs[i]); got != id {
+			t.Fatalf("sample %d: ref %d names %q, want %q", i, refs[i], got, id)
+		}
+	}
+	if refs[0] != refs[1] || refs[3] != refs[4] || refs[2] != 0 || refs[6] != 0 || len(tt.ids) != 3 {
+		t.Fatalf("refs %v over %d places; want runs to share one, 0 for no trace, 3 places", refs, len(tt.ids))
+	}
+	// The period's stats share its table.
+	p := newPeriod(time.Time{}, time.Time{})
+	p.timing.keep = true
+	p.timing.work = map[opKey]*timingStat{}
+	p.timing.own(&schema.Record{Service: "s", Name: "op"}, 5, "x", 1)
+	p.timing.own(&schema.Record{Service: "s", Name: "op2"}, 7, "x", 1)
+	if st := p.timing.work[opKey{"s", "op2"}]; st.tab != &p.timing.traces || st.tab.id(st.ids[0]) != "x" || len(p.timing.traces.ids) != 1 {
+		t.Fatalf("a period's stats do not share its trace table: %d places", len(p.timing.traces.ids))
+	}
+}
+
+// TestOpenTracesHoldTheirOwnSize: an open trace's records take about
+// their own room, whatever traces closed before it: a big trace's
+// slice, handed on to a small one, held 2.5 times the open records.
+func TestOpenTracesHoldTheirOwnSize(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	var a assembler
+	var in interner
+	a.in = &in
+	rec := func(id string, at time.Duration, n int) *schema.Record {
+		return &schema.Record{Type: schema.TypeLog, Time: t0.Add(at), TraceID: schema.TraceID(id), Service: "svc",
+			Severity: schema.SeverityInfo, Body: fmt.Sprint("step ", n)}
+	}
+	// Ten big traces close; then a hundred small ones open.
+	for i := range 10 {
+		for n := range 100 {
+			r := rec(fmt.Sprint("big-", i), time.Duration(n)*time.Millisecond, n)
+			a.add(r, ownStrings(r, &in))
+		}
+	}
+	closed := 0
+	a.sweep(t0.Add(2*traceQuiet), func(schema.TraceID, []schema.Record) { closed++ })
+	if closed != 10 {
+		t.Fatalf("%d big traces closed, want 10", closed)
+	}
+	for i := range 100 {
+		for n := range 2 {
+			r := rec(fmt.Sprint("small-", i), 2*traceQuiet+time.Duration(n)*time.Millisecond, n)
+			a.add(r, ownStrings(r, &in))
+		}
+	}
+	held, room := 0, 0
+	for _, t := range a.open {
+		held, room = held+len(t.recs), room+cap(t.recs)
+	}
+	if held != 200 || room > 2*held {
+		t.Fatalf("the open traces hold %d records in room for %d; want 200 in at most twice that", held, room)
 	}
 }

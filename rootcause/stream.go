@@ -56,7 +56,6 @@ type openTrace struct {
 type assembler struct {
 	open  map[schema.TraceID]*openTrace
 	swept time.Time
-	free  [][]packed       // record slices of closed traces, reused
 	ids   []schema.TraceID // scratch of sweep
 	recs  []schema.Record  // scratch of sweep: a closed trace unpacked
 	// in is the interner the records' strings were interned in
@@ -82,11 +81,11 @@ func (a *assembler) add(r *schema.Record, ids internedIDs) (dup bool) {
 	}
 	t := a.open[r.TraceID]
 	if t == nil {
+		// Its records' slice is its own, grown to its size: a closed
+		// trace's given to the next (a big trace's to a small one) held
+		// 2.5 times the open records' memory.
 		t = &openTrace{id: schema.TraceID(strings.Clone(string(r.TraceID)))}
 		t.skim = a.skim != nil && a.skim(t.id)
-		if n := len(a.free); n > 0 && !t.skim {
-			t.recs, a.free = a.free[n-1], a.free[:n-1]
-		}
 		a.open[t.id] = t
 	}
 	r.TraceID = t.id
@@ -165,10 +164,6 @@ func (a *assembler) sweep(now time.Time, done func(schema.TraceID, []schema.Reco
 			done(t.id, a.recs)
 		}
 		clear(a.recs)
-		clear(t.recs) // its strings may go
-		if cap(t.recs) > 0 && cap(t.recs) <= 256 {
-			a.free = append(a.free, t.recs[:0])
-		}
 	}
 }
 
