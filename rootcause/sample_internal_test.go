@@ -308,12 +308,17 @@ func TestSkimmedTraceTellsItsCopies(t *testing.T) {
 	}
 }
 
-// TestPackedRecordIsTheRecord: an open trace's record, packed and
-// unpacked, is the record it was, field for field, whether it fits the
-// packed form or is kept whole (a time in another zone or with a
-// monotonic reading, a zero time, a string the interner did not index).
+// TestPackedRecordIsTheRecord: an open trace's record, its strings owned
+// as the assembler owns them, packed and unpacked, is the record it was,
+// field for field, whether it fits the packed form or is kept whole (a
+// time in another zone or with a monotonic reading, a zero time, a string
+// the interner did not index, span ids and body not laid out together).
 func TestPackedRecordIsTheRecord(t *testing.T) {
 	in := &interner{}
+	var ar arena
+	// The slab all but full: the next record's strings go to a new one,
+	// together.
+	ar.buf = make([]byte, arenaSlab-3, arenaSlab)
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 123456789, time.UTC)
 	recs := []schema.Record{
 		{Type: schema.TypeSpan, Time: t0, TraceID: "t", SpanID: "s1", ParentSpanID: "s0", Service: "api", Severity: schema.SeverityError,
@@ -326,6 +331,7 @@ func TestPackedRecordIsTheRecord(t *testing.T) {
 	}
 	for i, r := range recs {
 		ids := ownStrings(&r, in)
+		ar.own(&r)
 		p := pack(&r, ids)
 		var got schema.Record
 		p.unpack(&got, "t", in)
@@ -345,6 +351,22 @@ func TestPackedRecordIsTheRecord(t *testing.T) {
 	ids[1] = 0
 	if p := pack(&r, ids); p.full == nil {
 		t.Error("a record with a string the interner did not index is packed")
+	}
+	// Span id and body in one buffer, the body first: not laid out.
+	buf := strings.Clone("a lines1")
+	r = schema.Record{Time: t0, TraceID: "t", Service: "api", SpanID: schema.SpanID(buf[6:]), Body: buf[:6]}
+	ids = ownStrings(&r, in)
+	p := pack(&r, ids)
+	var got schema.Record
+	if p.unpack(&got, "t", in); p.full == nil || !reflect.DeepEqual(got, r) {
+		t.Errorf("a record whose span id lies after its body: packed whole %v, unpacked %+v", p.full != nil, got)
+	}
+	// A span id longer than packed counts is kept whole.
+	r = schema.Record{Time: t0, TraceID: "t", Service: "api", SpanID: schema.SpanID(strings.Repeat("f", 300)), Body: "x"}
+	ids = ownStrings(&r, in)
+	ar.own(&r)
+	if p := pack(&r, ids); p.full == nil {
+		t.Error("a record with a 300-byte span id is packed")
 	}
 }
 
@@ -587,7 +609,7 @@ func TestHeldTracesLetGoAsTaken(t *testing.T) {
 			t.Fatalf("trace %s taken differs from what get gave", id)
 		}
 		for _, i := range l.traces.idx[id] {
-			if c := l.packs[i/chunkLen]; c != nil && (c[i%chunkLen].body != "" || c[i%chunkLen].attrs != nil) {
+			if c := l.packs[i/chunkLen]; c != nil && (c[i%chunkLen].text != nil || c[i%chunkLen].attrs != nil) {
 				t.Fatalf("trace %s: record %d still held once taken", id, i)
 			}
 		}

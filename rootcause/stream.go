@@ -3,6 +3,7 @@ package rootcause
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -239,12 +240,18 @@ func (in *interner) str(i uint32) string { return in.strs[i] }
 // or out of range, a string past the interner's size) is kept whole, in
 // full.
 type packed struct {
-	ns, dur            int64
-	span, parent, body string
-	attrs              map[string]string
-	full               *schema.Record
-	ids                internedIDs
-	sev                schema.Severity
+	ns, dur int64
+	// text is the record's span id, parent span id and body, laid one
+	// after the other (detacher.detach and arena.own lay them so): 8 bytes
+	// and their lengths, not three strings' 48. Nil when all are empty.
+	text    *byte
+	attrs   map[string]string
+	full    *schema.Record
+	bodyLen uint32
+	ids     internedIDs
+	sev     schema.Severity
+	// The fields, largest first, leave no padding: 72 bytes.
+	spanLen, parentLen uint8
 	typ                schema.RecordType
 	status             schema.SpanStatus
 }
@@ -255,12 +262,52 @@ func pack(r *schema.Record, ids internedIDs) packed {
 	for i, s := range [...]string{r.Service, r.Name, r.SeverityText, r.Template, string(r.Signature)} {
 		fits = fits && (s == "") == (ids[i] == 0)
 	}
-	if !fits {
+	text, laid := laidOut(string(r.SpanID), string(r.ParentSpanID), r.Body)
+	if !fits || !laid {
 		c := *r
 		return packed{full: &c}
 	}
-	return packed{ns: ns, dur: int64(r.Duration), span: string(r.SpanID), parent: string(r.ParentSpanID), body: r.Body,
+	return packed{ns: ns, dur: int64(r.Duration), text: text, bodyLen: uint32(len(r.Body)),
+		spanLen: uint8(len(r.SpanID)), parentLen: uint8(len(r.ParentSpanID)),
 		attrs: r.Attrs, ids: ids, sev: r.Severity, typ: r.Type, status: r.Status}
+}
+
+// laidOut returns where span, parent and body begin when they lie one
+// after the other in memory (empty ones anywhere) and their lengths fit
+// packed's; laid is false when not.
+func laidOut(span, parent, body string) (text *byte, laid bool) {
+	if len(span) > math.MaxUint8 || len(parent) > math.MaxUint8 || len(body) > math.MaxUint32 {
+		return nil, false
+	}
+	off := 0
+	for _, s := range [...]string{span, parent, body} {
+		if s == "" {
+			continue
+		}
+		at := unsafe.StringData(s)
+		if text == nil {
+			text = (*byte)(unsafe.Add(unsafe.Pointer(at), -off))
+		} else if at != (*byte)(unsafe.Add(unsafe.Pointer(text), off)) {
+			return nil, false
+		}
+		off += len(s)
+	}
+	return text, true
+}
+
+// strings are p's span id, parent span id and body.
+func (p *packed) strings() (span, parent, body string) {
+	if p.text == nil {
+		return "", "", ""
+	}
+	at := func(off, n int) string {
+		if n == 0 {
+			return ""
+		}
+		return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(p.text), off)), n)
+	}
+	s, pa := int(p.spanLen), int(p.parentLen)
+	return at(0, s), at(s, pa), at(s+pa, int(p.bodyLen))
 }
 
 // unpack writes p, of trace id, into r.
@@ -269,9 +316,10 @@ func (p *packed) unpack(r *schema.Record, id schema.TraceID, in *interner) {
 		*r = *p.full
 		return
 	}
-	*r = schema.Record{Type: p.typ, Time: time.Unix(0, p.ns).UTC(), TraceID: id, SpanID: schema.SpanID(p.span),
-		ParentSpanID: schema.SpanID(p.parent), Service: in.str(p.ids[0]), Severity: p.sev,
-		SeverityText: in.str(p.ids[2]), Body: p.body, Name: in.str(p.ids[1]), Duration: time.Duration(p.dur),
+	span, parent, body := p.strings()
+	*r = schema.Record{Type: p.typ, Time: time.Unix(0, p.ns).UTC(), TraceID: id, SpanID: schema.SpanID(span),
+		ParentSpanID: schema.SpanID(parent), Service: in.str(p.ids[0]), Severity: p.sev,
+		SeverityText: in.str(p.ids[2]), Body: body, Name: in.str(p.ids[1]), Duration: time.Duration(p.dur),
 		Status: p.status, Template: in.str(p.ids[3]), Signature: schema.Signature(in.str(p.ids[4])), Attrs: p.attrs}
 }
 
@@ -288,8 +336,9 @@ func (p *packed) same(r *schema.Record, in *interner) bool {
 	if p.full != nil {
 		return correlate.SameRecord(p.full, r)
 	}
-	return p.typ == r.Type && p.span == string(r.SpanID) && in.str(p.ids[0]) == r.Service && p.sev == r.Severity &&
-		p.body == r.Body && in.str(p.ids[1]) == r.Name && p.dur == int64(r.Duration) && p.status == r.Status
+	span, _, body := p.strings()
+	return p.typ == r.Type && span == string(r.SpanID) && in.str(p.ids[0]) == r.Service && p.sev == r.Severity &&
+		body == r.Body && in.str(p.ids[1]) == r.Name && p.dur == int64(r.Duration) && p.status == r.Status
 }
 
 // arena copies strings into slabs it allocates: the fields of an open
@@ -303,21 +352,23 @@ type arena struct{ buf []byte }
 
 const arenaSlab = 64 << 10
 
-func (a *arena) of(s string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	if len(a.buf)+len(s) > cap(a.buf) {
-		a.buf = make([]byte, 0, max(arenaSlab, len(s)))
-	}
-	at := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(unsafe.SliceData(a.buf[at:]), len(s))
-}
-
-// own gives r's span ids and body copies in a.
+// own gives r's span ids and body copies in a, laid one after the other
+// (packed keeps where they begin and their lengths).
 func (a *arena) own(r *schema.Record) {
-	r.SpanID = schema.SpanID(a.of(string(r.SpanID)))
-	r.ParentSpanID = schema.SpanID(a.of(string(r.ParentSpanID)))
-	r.Body = a.of(r.Body)
+	strs := [...]*string{(*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
+	n := 0
+	for _, p := range strs {
+		n += len(*p)
+	}
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]byte, 0, max(arenaSlab, n))
+	}
+	for _, p := range strs {
+		if *p == "" {
+			continue
+		}
+		at := len(a.buf)
+		a.buf = append(a.buf, *p...)
+		*p = unsafe.String(unsafe.SliceData(a.buf[at:]), len(*p))
+	}
 }
