@@ -279,6 +279,8 @@ func laidOut(span, parent, body string) (text *byte, laid bool) {
 	if len(span) > math.MaxUint8 || len(parent) > math.MaxUint8 || len(body) > math.MaxUint32 {
 		return nil, false
 	}
+	// Compared as addresses: no pointer is made past the text.
+	var base uintptr
 	off := 0
 	for _, s := range [...]string{span, parent, body} {
 		if s == "" {
@@ -286,8 +288,8 @@ func laidOut(span, parent, body string) (text *byte, laid bool) {
 		}
 		at := unsafe.StringData(s)
 		if text == nil {
-			text = (*byte)(unsafe.Add(unsafe.Pointer(at), -off))
-		} else if at != (*byte)(unsafe.Add(unsafe.Pointer(text), off)) {
+			text, base = at, uintptr(unsafe.Pointer(at))
+		} else if uintptr(unsafe.Pointer(at)) != base+uintptr(off) {
 			return nil, false
 		}
 		off += len(s)
