@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/faultline/faultline/schema"
@@ -27,6 +28,8 @@ type errorsRead struct {
 	WindowStore
 	spans map[string]*errorSpan // by WindowQuery.Service
 	held  int
+	// names are the held records' strings that repeat (own).
+	names map[string]string
 	// firsts is what the reads of a stretch's first record (of any
 	// service, at any level) found (first).
 	firsts []firstFact
@@ -253,6 +256,7 @@ func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQ
 		if err != nil {
 			return nil, err // a failed read is not kept
 		}
+		e.own(&r)
 		recs = append(recs, r)
 	}
 	if e.held+len(recs) <= errorsHeldCap {
@@ -300,10 +304,62 @@ func (e *errorsRead) part(ctx context.Context, service string, from, to time.Tim
 		if err != nil {
 			return nil, false, err
 		}
+		e.own(&r)
 		part = append(part, r)
 	}
 	return part, len(part) > errorsPartCap, nil
 }
+
+// own gives a record errorsRead holds strings of its own, in less memory
+// than the store's: a store's may be views of what it decoded the record
+// from (a copy of the record's whole encoding, every attribute of it, or
+// its block). The strings that repeat from record to record (service,
+// operation, severity text, template, signature) are shared through
+// e.names, up to maxHeldNames of them; the ids and the body are copied
+// together, in one allocation. An empty string is made "" (an empty view
+// points into what it was cut from all the same).
+func (e *errorsRead) own(r *schema.Record) {
+	if e.names == nil {
+		e.names = map[string]string{}
+	}
+	for _, p := range [...]*string{&r.Service, &r.Name, &r.SeverityText, &r.Template, (*string)(&r.Signature)} {
+		if *p == "" {
+			*p = ""
+			continue
+		}
+		if v, ok := e.names[*p]; ok {
+			*p = v
+			continue
+		}
+		v := strings.Clone(*p)
+		if len(e.names) < maxHeldNames {
+			e.names[v] = v
+		}
+		*p = v
+	}
+	strs := [...]*string{(*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
+	n := 0
+	for _, p := range strs {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range strs {
+		b.WriteString(*p)
+	}
+	all, at := b.String(), 0
+	for _, p := range strs {
+		if *p == "" {
+			*p = ""
+			continue
+		}
+		*p, at = all[at:at+len(*p)], at+len(*p)
+	}
+}
+
+// maxHeldNames bounds the strings errorsRead shares (own): past it, a
+// high-cardinality operation name is copied for each record.
+const maxHeldNames = 1 << 14
 
 // keep reports whether part may join s, and turns s off when not: when it
 // is over errorsPartCap, or the errors held would pass errorsHeldCap.

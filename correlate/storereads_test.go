@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/faultline/faultline/schema"
 )
@@ -202,5 +205,54 @@ func TestErrorsReadCountsBeforeItHolds(t *testing.T) {
 	}
 	if s := e.spans["a"]; s == nil || !s.off {
 		t.Errorf("the busy service's stretch is held: %+v", s)
+	}
+}
+
+// TestErrorsReadHoldsItsOwnStrings: a held record keeps none of the
+// store's memory (its strings, empty ones too, may be views of the
+// record's whole encoding, every attribute of it), and the strings that
+// repeat are held once: the records it gives are the store's, field for
+// field.
+func TestErrorsReadHoldsItsOwnStrings(t *testing.T) {
+	ctx := context.Background()
+	st := &windowStore{}
+	var encs []string
+	for i := range 50 {
+		// The record's encoding: its fields, then attributes the rules do
+		// not read; the record's strings are views of it, its operation
+		// an empty one.
+		enc := fmt.Sprintf("%032x|%016x|api|ERROR|failed to call db %d|%s", i, i, i, strings.Repeat("attr=value;", 40))
+		f := strings.Split(enc, "|")
+		r := schema.Record{Type: schema.TypeLog, Time: at(i * 1000), TraceID: schema.TraceID(f[0]), SpanID: schema.SpanID(f[1]),
+			Service: f[2], SeverityText: f[3], Name: enc[5:5], Severity: schema.SeverityError, Body: f[4]}
+		st.recs = append(st.recs, r)
+		encs = append(encs, enc)
+	}
+	e := newErrorsRead(st)
+	q := schema.WindowQuery{From: at(0), To: at(60_000), Service: "api", ErrorsOnly: true, Limit: 100}
+	var got []schema.Record
+	for r, err := range e.WindowRecords(ctx, q) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if !slices.EqualFunc(got, st.recs, func(a, b schema.Record) bool { return reflect.DeepEqual(a, b) }) {
+		t.Fatalf("errorsRead gives %d records, not the store's %d as they are", len(got), len(st.recs))
+	}
+	within := func(s, enc string) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(enc)))
+		return p >= lo && p <= lo+uintptr(len(enc))
+	}
+	held := e.spans["api"].recs
+	for i, r := range held {
+		for _, s := range []string{string(r.TraceID), string(r.SpanID), r.Service, r.SeverityText, r.Name, r.Body} {
+			if within(s, encs[i]) {
+				t.Fatalf("held record %d keeps %q, a view of the store's encoding", i, s)
+			}
+		}
+		if unsafe.StringData(r.Service) != unsafe.StringData(held[0].Service) {
+			t.Fatalf("held record %d has its own copy of the service its neighbours have", i)
+		}
 	}
 }

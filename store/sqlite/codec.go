@@ -169,6 +169,12 @@ func (d *decoder) take(n uint64) string {
 		d.fail()
 		return ""
 	}
+	if n == 0 {
+		// "", not a view of none of the encoding: an empty view points into
+		// it all the same, and a record kept with an empty field kept its
+		// block (or its copy of its encoding) alive.
+		return ""
+	}
 	s := d.s[:n]
 	d.s = d.s[n:]
 	return s

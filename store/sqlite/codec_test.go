@@ -135,3 +135,27 @@ func TestSharedAttrsOwnTheirStrings(t *testing.T) {
 		t.Fatalf("the record's own fields are no longer views of the blob: the decode copies them")
 	}
 }
+
+// TestDecodedEmptyStringsViewNothing: a decoded record's empty fields and
+// attribute values are "", not empty views of its encoding: an empty view
+// points into the encoding all the same, and a record kept for its other
+// fields' sake (the store rules hold thousands) kept the copy of its whole
+// encoding, or its block, alive.
+func TestDecodedEmptyStringsViewNothing(t *testing.T) {
+	r := schema.Record{Type: schema.TypeLog, Time: time.Unix(0, 5).UTC(), TraceID: "4bf92f3577b34da6a3ce929d0e0e4736",
+		Service: "api", Body: "failed", Attrs: map[string]string{"k": ""}}
+	enc := string(encodeRecord(nil, &r, 5))
+	var got schema.Record
+	if err := decodeRecord(enc, &got, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"span id": string(got.SpanID), "parent": string(got.ParentSpanID), "name": got.Name,
+		"severity text": got.SeverityText, "template": got.Template, "signature": string(got.Signature), "attribute k": got.Attrs["k"]} {
+		if s != "" || unsafe.StringData(s) != nil {
+			t.Errorf("%s decoded as %q at %p, want \"\" viewing nothing", name, s, unsafe.StringData(s))
+		}
+	}
+	if got.Service != "api" || got.Body != "failed" {
+		t.Errorf("decoded %+v", got)
+	}
+}
