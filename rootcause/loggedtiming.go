@@ -135,17 +135,17 @@ func isWordByte(c byte) bool {
 }
 
 // addLogged keeps the duration a log line of ts states, n times (the lines
-// it stands for), and, with keep (the window's), its trace.
+// it stands for), and, when tm keeps traces (the window's), its trace, in
+// tm's table.
 func (ts *templateStat) addLogged(r *schema.Record, tm *timing, n int) {
 	d, ok := loggedDuration(r.Body)
 	if !ok {
 		return
 	}
-	keep := tm.keep
 	if ts.logged == nil {
 		ts.logged = &timingStat{tab: &tm.traces}
 	}
-	ts.logged.addLogged(d, r.TraceID, keep, n)
+	ts.logged.addLogged(d, r.TraceID, tm.keep, n)
 }
 
 // loggedShift pools how a service's stated durations moved, over the
