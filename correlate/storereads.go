@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/strs"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -337,24 +338,7 @@ func (e *errorsRead) own(r *schema.Record) {
 		}
 		*p = v
 	}
-	strs := [...]*string{(*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
-	n := 0
-	for _, p := range strs {
-		n += len(*p)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, p := range strs {
-		b.WriteString(*p)
-	}
-	all, at := b.String(), 0
-	for _, p := range strs {
-		if *p == "" {
-			*p = ""
-			continue
-		}
-		*p, at = all[at:at+len(*p)], at+len(*p)
-	}
+	strs.Together((*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body)
 }
 
 // maxHeldNames bounds the strings errorsRead shares (own): past it, a

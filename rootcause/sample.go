@@ -8,8 +8,8 @@ import (
 	"maps"
 	"strings"
 	"time"
-	"unsafe"
 
+	"github.com/faultline/faultline/internal/strs"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -179,17 +179,7 @@ func (d *detacher) ownID(r *schema.Record) {
 // repeat). A trace's id is copied once, for its first record.
 func (d *detacher) detach(r *schema.Record) {
 	d.ownID(r)
-	strs := [...]*string{(*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body}
-	n := 0
-	for _, p := range strs {
-		n += len(*p)
-	}
-	buf := make([]byte, 0, n)
-	for _, p := range strs {
-		at := len(buf)
-		buf = append(buf, *p...)
-		*p = unsafe.String(unsafe.SliceData(buf[at:]), len(*p))
-	}
+	strs.Together((*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body)
 	if len(r.Attrs) == 0 {
 		return
 	}
