@@ -134,7 +134,7 @@ func troubleBefore(ctx context.Context, st WindowStore, memo *storeMemo, svc str
 func heldRise(ctx context.Context, er *errorsRead, svc string, at time.Time, recent, earlier time.Duration,
 	match func(*schema.Record, schema.Kind) bool) (rise, bool, error) {
 	type stretch struct {
-		recs  []schema.Record
+		recs  []heldRec
 		kinds []schema.Kind
 	}
 	var st [2]stretch
@@ -147,8 +147,12 @@ func heldRise(ctx context.Context, er *errorsRead, svc string, at time.Time, rec
 	}
 	count := func(s stretch, from, to time.Time) (int, time.Duration) {
 		n := 0
+		var r schema.Record
 		for i := range s.recs {
-			if s.recs[i].Type == schema.TypeLog && match(&s.recs[i], s.kinds[i]) {
+			if s.recs[i].recType() != schema.TypeLog {
+				continue
+			}
+			if r = s.recs[i].record(); match(&r, s.kinds[i]) {
 				n++
 			}
 		}
@@ -157,9 +161,9 @@ func heldRise(ctx context.Context, er *errorsRead, svc string, at time.Time, rec
 		case read == 0:
 			return 0, to.Sub(from)
 		case read >= riseScan:
-			return n, s.recs[read-1].Time.Sub(s.recs[0].Time)
+			return n, s.recs[read-1].at().Sub(s.recs[0].at())
 		}
-		return n, to.Sub(s.recs[0].Time)
+		return n, to.Sub(s.recs[0].at())
 	}
 	out := rise{recentLen: recent}
 	out.recent, _ = count(st[0], at.Add(-recent), at)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"iter"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/faultline/faultline/internal/strs"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -29,8 +27,8 @@ type errorsRead struct {
 	WindowStore
 	spans map[string]*errorSpan // by WindowQuery.Service
 	held  int
-	// names are the held records' strings that repeat (own).
-	names map[string]string
+	// names are the held records' strings that repeat (holdRecord).
+	names map[heldNames]*heldNames
 	// firsts is what the reads of a stretch's first record (of any
 	// service, at any level) found (first).
 	firsts []firstFact
@@ -40,7 +38,7 @@ type errorsRead struct {
 // store's order; off once it is not kept.
 type errorSpan struct {
 	from, to time.Time
-	recs     []schema.Record
+	recs     []heldRec
 	off      bool
 	// reads are the reads of the service's errors made since it was off,
 	// kept while the cap allows (offRead).
@@ -81,16 +79,16 @@ func (e *errorsRead) WindowRecords(ctx context.Context, q schema.WindowQuery) it
 				yield(schema.Record{}, err)
 				return
 			}
-			for _, r := range recs {
-				if !yield(r, nil) {
+			for i := range recs {
+				if !yield(recs[i].record(), nil) {
 					return
 				}
 			}
 			return
 		}
-		i, _ := slices.BinarySearchFunc(s.recs, q.From, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
-		for n := 0; i < len(s.recs) && s.recs[i].Time.Before(q.To) && n < q.Limit; i++ {
-			if !yield(s.recs[i], nil) {
+		i := heldFrom(s.recs, q.From)
+		for n := 0; i < len(s.recs) && s.recs[i].at().Before(q.To) && n < q.Limit; i++ {
+			if !yield(s.recs[i].record(), nil) {
 				return
 			}
 			n++
@@ -213,7 +211,7 @@ func (e *errorsRead) span(ctx context.Context, q schema.WindowQuery) (*errorSpan
 // store has there when full, else its first ones (the read's limit).
 type keptRead struct {
 	from, to time.Time
-	recs     []schema.Record
+	recs     []heldRec
 	full     bool
 }
 
@@ -221,17 +219,17 @@ type keptRead struct {
 // when k holds all of it. From from on, k's records begin the store's: all
 // of them before k's end (to when full; else its last record's time), and
 // the first, in the store's order, of those at that time.
-func (k *keptRead) answer(from, to time.Time, limit int) ([]schema.Record, bool) {
+func (k *keptRead) answer(from, to time.Time, limit int) ([]heldRec, bool) {
 	if from.Before(k.from) {
 		return nil, false
 	}
-	i, _ := slices.BinarySearchFunc(k.recs, from, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
+	i := heldFrom(k.recs, from)
 	j := i
-	for j < len(k.recs) && j-i < limit && k.recs[j].Time.Before(to) {
+	for j < len(k.recs) && j-i < limit && k.recs[j].at().Before(to) {
 		j++
 	}
 	switch {
-	case j-i == limit, k.full && !to.After(k.to), !k.full && !to.After(k.recs[len(k.recs)-1].Time):
+	case j-i == limit, k.full && !to.After(k.to), !k.full && !to.After(k.recs[len(k.recs)-1].at()):
 		return k.recs[i:j], true
 	}
 	return nil, false
@@ -243,7 +241,7 @@ func (k *keptRead) answer(from, to time.Time, limit int) ([]schema.Record, bool)
 // stretches again (an hour before each quantum that begins before the
 // store's first record gives its first records each time), and a read is
 // kept while errorsHeldCap allows.
-func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQuery) ([]schema.Record, error) {
+func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQuery) ([]heldRec, error) {
 	for i := range s.reads {
 		if recs, ok := s.reads[i].answer(q.From, q.To, q.Limit); ok {
 			return recs, nil
@@ -252,13 +250,12 @@ func (e *errorsRead) offRead(ctx context.Context, s *errorSpan, q schema.WindowQ
 	want := q.Limit
 	q.Attrs = heldAttrs
 	q.Limit = max(want, min(want*offReadAhead, errorsHeldCap-e.held))
-	var recs []schema.Record
+	var recs []heldRec
 	for r, err := range e.WindowStore.WindowRecords(ctx, q) {
 		if err != nil {
 			return nil, err // a failed read is not kept
 		}
-		e.own(&r)
-		recs = append(recs, r)
+		recs = append(recs, e.holdRecord(&r))
 	}
 	if e.held+len(recs) <= errorsHeldCap {
 		e.held += len(recs)
@@ -293,7 +290,7 @@ type recordCounter interface {
 // them first (recordCounter), such a stretch is not read: a busy service's
 // 20,001 errors, read with their attributes only to be let go, took
 // ClickHouse 1.6 s each.
-func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) (part []schema.Record, over bool, err error) {
+func (e *errorsRead) part(ctx context.Context, service string, from, to time.Time) (part []heldRec, over bool, err error) {
 	q := schema.WindowQuery{From: from, To: to, Service: service, ErrorsOnly: true, Limit: errorsPartCap + 1, Attrs: heldAttrs}
 	if c, ok := e.WindowStore.(recordCounter); ok {
 		n, err := c.CountRecords(ctx, q)
@@ -305,49 +302,18 @@ func (e *errorsRead) part(ctx context.Context, service string, from, to time.Tim
 		if err != nil {
 			return nil, false, err
 		}
-		e.own(&r)
-		part = append(part, r)
+		part = append(part, e.holdRecord(&r))
 	}
 	return part, len(part) > errorsPartCap, nil
 }
 
-// own gives a record errorsRead holds strings of its own, in less memory
-// than the store's: a store's may be views of what it decoded the record
-// from (a copy of the record's whole encoding, every attribute of it, or
-// its block). The strings that repeat from record to record (service,
-// operation, severity text, template, signature) are shared through
-// e.names, up to maxHeldNames of them; the ids and the body are copied
-// together, in one allocation. An empty string is made "" (an empty view
-// points into what it was cut from all the same).
-func (e *errorsRead) own(r *schema.Record) {
-	if e.names == nil {
-		e.names = map[string]string{}
-	}
-	for _, p := range [...]*string{&r.Service, &r.Name, &r.SeverityText, &r.Template, (*string)(&r.Signature)} {
-		if *p == "" {
-			*p = ""
-			continue
-		}
-		if v, ok := e.names[*p]; ok {
-			*p = v
-			continue
-		}
-		v := strings.Clone(*p)
-		if len(e.names) < maxHeldNames {
-			e.names[v] = v
-		}
-		*p = v
-	}
-	strs.Together((*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Body)
-}
-
-// maxHeldNames bounds the strings errorsRead shares (own): past it, a
-// high-cardinality operation name is copied for each record.
+// maxHeldNames bounds the names errorsRead shares (holdRecord): past it,
+// a high-cardinality operation name is copied for each record.
 const maxHeldNames = 1 << 14
 
 // keep reports whether part may join s, and turns s off when not: when it
 // is over errorsPartCap, or the errors held would pass errorsHeldCap.
-func (e *errorsRead) keep(s *errorSpan, part []schema.Record, over bool) bool {
+func (e *errorsRead) keep(s *errorSpan, part []heldRec, over bool) bool {
 	if over || e.held+len(part) > errorsHeldCap {
 		e.held -= len(s.recs)
 		s.recs, s.off = nil, true
@@ -363,7 +329,7 @@ func (e *errorsRead) keep(s *errorSpan, part []schema.Record, over bool) bool {
 // that stretch: the records and, for each log line, its kind (Classify's),
 // classified once per record however many reads go over it. ok is false
 // when the read would go to the store.
-func (e *errorsRead) heldKinds(ctx context.Context, svc string, from, to time.Time, limit int) (recs []schema.Record, kinds []schema.Kind, ok bool, err error) {
+func (e *errorsRead) heldKinds(ctx context.Context, svc string, from, to time.Time, limit int) (recs []heldRec, kinds []schema.Kind, ok bool, err error) {
 	if limit <= 0 || !to.After(from) {
 		return nil, nil, false, nil
 	}
@@ -371,18 +337,26 @@ func (e *errorsRead) heldKinds(ctx context.Context, svc string, from, to time.Ti
 	if err != nil || s.off {
 		return nil, nil, false, err
 	}
-	i, _ := slices.BinarySearchFunc(s.recs, from, func(r schema.Record, t time.Time) int { return r.Time.Compare(t) })
+	i := heldFrom(s.recs, from)
 	j := i
-	for j < len(s.recs) && s.recs[j].Time.Before(to) && j-i < limit {
+	for j < len(s.recs) && s.recs[j].at().Before(to) && j-i < limit {
 		j++
 	}
 	if s.kinds == nil {
 		s.kinds, s.classified = make([]schema.Kind, len(s.recs)), make([]bool, len(s.recs))
 	}
 	for k := i; k < j; k++ {
-		if !s.classified[k] && s.recs[k].Type == schema.TypeLog {
-			s.kinds[k], s.classified[k] = Classify(&s.recs[k]), true
+		if !s.classified[k] && s.recs[k].recType() == schema.TypeLog {
+			r := s.recs[k].record()
+			s.kinds[k], s.classified[k] = Classify(&r), true
 		}
 	}
 	return s.recs[i:j], s.kinds[i:j], true, nil
+}
+
+// heldFrom is the index of the first of recs (in time order) at or after
+// t.
+func heldFrom(recs []heldRec, t time.Time) int {
+	i, _ := slices.BinarySearchFunc(recs, t, func(h heldRec, t time.Time) int { return h.at().Compare(t) })
+	return i
 }

@@ -245,14 +245,54 @@ func TestErrorsReadHoldsItsOwnStrings(t *testing.T) {
 		return p >= lo && p <= lo+uintptr(len(enc))
 	}
 	held := e.spans["api"].recs
-	for i, r := range held {
+	for i := range held {
+		if held[i].full != nil {
+			t.Fatalf("held record %d is kept whole", i)
+		}
+		r := held[i].record()
 		for _, s := range []string{string(r.TraceID), string(r.SpanID), r.Service, r.SeverityText, r.Name, r.Body} {
 			if within(s, encs[i]) {
 				t.Fatalf("held record %d keeps %q, a view of the store's encoding", i, s)
 			}
 		}
-		if unsafe.StringData(r.Service) != unsafe.StringData(held[0].Service) {
-			t.Fatalf("held record %d has its own copy of the service its neighbours have", i)
+		if held[i].names != held[0].names {
+			t.Fatalf("held record %d has its own copy of the names its neighbours have", i)
 		}
+	}
+	if size := unsafe.Sizeof(heldRec{}); size > 72 {
+		t.Errorf("a held record takes %d bytes, more than 72", size)
+	}
+}
+
+// TestHeldRecordsOutOfTheWay: a record that does not fit a heldRec (a
+// time not in UTC, an id longer than 255 bytes) is held whole, its
+// strings its own, and given as the store gave it.
+func TestHeldRecordsOutOfTheWay(t *testing.T) {
+	e := newErrorsRead(&windowStore{})
+	enc := strings.Repeat("s", 300) + "|body"
+	odd := []schema.Record{
+		{Type: schema.TypeLog, Time: at(1000).In(time.FixedZone("X", 3600)), Service: "a", Body: "not in UTC", Severity: schema.SeverityError},
+		{Type: schema.TypeSpan, Time: at(2000), Service: "a", SpanID: schema.SpanID(enc[:300]), Body: enc[301:], Status: schema.StatusError},
+	}
+	for i := range odd {
+		h := e.holdRecord(&odd[i])
+		if h.full == nil {
+			t.Fatalf("record %d fits a heldRec", i)
+		}
+		if got := h.record(); !reflect.DeepEqual(got, odd[i]) {
+			t.Fatalf("record %d held whole is given as %+v, not %+v", i, got, odd[i])
+		}
+	}
+	h := e.holdRecord(&odd[1])
+	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(string(h.full.SpanID)))), uintptr(unsafe.Pointer(unsafe.StringData(enc)))
+	if p >= lo && p < lo+uintptr(len(enc)) {
+		t.Fatal("a record held whole keeps a view of the store's encoding")
+	}
+	// One that fits comes back field for field, its time in UTC.
+	fit := schema.Record{Type: schema.TypeSpan, Count: 3, Time: at(3000), TraceID: "t1", SpanID: "s1", ParentSpanID: "p1",
+		Service: "a", Severity: schema.SeverityWarn, SeverityText: "WARN", Body: "slow", Name: "GET /", Duration: time.Second,
+		Status: schema.StatusError, Template: "slow", Signature: "sig", Attrs: map[string]string{"k": "v"}}
+	if h := e.holdRecord(&fit); h.full != nil || !reflect.DeepEqual(h.record(), fit) {
+		t.Fatalf("a record that fits is given as %+v, not %+v", h.record(), fit)
 	}
 }
