@@ -348,7 +348,7 @@ func isTimeoutText(l *lowered) bool {
 // upstream, a named callee) from one of the service's own work.
 func timeoutKind(l *lowered, r *schema.Record) schema.Kind {
 	if l.has("gateway timeout", "upstream", "read timed out", "sockettimeoutexception",
-		"calling", "call to", "request to", "connect timed out", "while awaiting headers",
+		"calling", "call to", "request to", "query to", "connect timed out", "while awaiting headers",
 		"client.timeout", "grpc", "rpc", "http") || httpStatus(r) == 504 ||
 		hintFromAttrs(r) != "" {
 		return schema.KindDependencyTimeout

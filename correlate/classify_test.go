@@ -57,6 +57,7 @@ func TestClassifyMessages(t *testing.T) {
 		{`HTTPConnectionPool(host='us-tx-1.lambda.internal', port=8080): Max retries exceeded with url: / (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused'))`, schema.KindConnectionRefused},
 		{`giving up after 5 attempts: 429 Too Many Requests`, schema.KindRateLimit},
 		{`retries exhausted: context deadline exceeded calling payments`, schema.KindDependencyTimeout},
+		{`ERR_STORE: query to orders-db timed out after 800ms`, schema.KindDependencyTimeout},
 		{`retries exhausted`, schema.KindRetryExhausted},
 		// Work refused because earlier work failed, by other names.
 		{`jobs-worker responded 423: namespace billing-etl is paused after repeated failures: 9 jobs failed since 2026-01-15 00:01:57 UTC, limit 8`, schema.KindCircuitOpen},
@@ -204,6 +205,10 @@ func TestHintFromText(t *testing.T) {
 		{`Request processing failed: CircuitBreaker 'gcp:europe-west4' is OPEN and does not permit further calls`, ""},
 		{`circuit breaker "aws:us-east-1" state changed from closed to open`, ""},
 		{`CircuitBreaker 'ledger:8443' is OPEN and does not permit further calls`, "ledger"},
+		// A query names the store it went to, as a call names its callee;
+		// what is queried (a table) is not one.
+		{`ERR_STORE: query to orders-db timed out after 800ms`, "orders-db"},
+		{`error querying invoices: deadline exceeded`, ""},
 	}
 	for _, c := range cases {
 		if got := hintFromText(lowerOf(errorLog(c.msg))); got != c.want {

@@ -76,8 +76,9 @@
 // remote.service, peer, server.address, net.peer.name, db.name,
 // rpc.service, messaging.destination.name, without a port; callee_named),
 // the same keys written key=value in a plain line's text, then the host
-// of url.full or http.url, or from its text (a URL's host, "calling X", "call to X", "No instances
-// available for X", a breaker's or bulkhead's quoted name). The name is
+// of url.full or http.url, or from its text (a URL's host, "calling X",
+// "call to X", "query to X" (a store queried), "No instances available
+// for X", a breaker's or bulkhead's quoted name). The name is
 // matched to the trace's services by exact name, by letters and digits
 // ("paymentService" is payment-service), by the first DNS label, or as a
 // pod-name prefix; an unmatched name is kept as an external dependency.

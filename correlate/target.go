@@ -56,7 +56,7 @@ func hintFromText(l *lowered) string {
 	name, found := "", -1
 	for _, m := range [...]string{
 		"no instances available for ", "calling ", "call to ", "to call ", "request to ", "requesting ",
-		"connect to ", "connecting to ", "connection to ", "invoking ",
+		"connect to ", "connecting to ", "connection to ", "invoking ", "query to ",
 	} {
 		if n, i := try(m); i >= 0 && (found < 0 || i < found) {
 			name, found = n, i
