@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/strs"
 	"github.com/faultline/faultline/schema"
 )
 
@@ -52,7 +53,8 @@ func (e *errorsRead) holdRecord(r *schema.Record) heldRec {
 	k := heldNames{r.Service, r.Name, r.SeverityText, r.Template, r.Signature}
 	names := e.names[k]
 	if names == nil {
-		names = &heldNames{clone(k.service), clone(k.name), clone(k.sevText), clone(k.template), schema.Signature(clone(string(k.signature)))}
+		names = &heldNames{strings.Clone(k.service), strings.Clone(k.name), strings.Clone(k.sevText), strings.Clone(k.template),
+			schema.Signature(strings.Clone(string(k.signature)))}
 		if e.names == nil {
 			e.names = map[heldNames]*heldNames{}
 		}
@@ -60,45 +62,18 @@ func (e *errorsRead) holdRecord(r *schema.Record) heldRec {
 			e.names[*names] = names
 		}
 	}
-	return heldRec{ns: ns, dur: int64(r.Duration), text: joined(string(r.TraceID), string(r.SpanID), string(r.ParentSpanID), r.Body),
+	return heldRec{ns: ns, dur: int64(r.Duration), text: strs.Join(string(r.TraceID), string(r.SpanID), string(r.ParentSpanID), r.Body),
 		attrs: r.Attrs, names: names, count: r.Count, sev: r.Severity,
 		traceLen: uint8(len(r.TraceID)), spanLen: uint8(len(r.SpanID)), parentLen: uint8(len(r.ParentSpanID)),
 		typ: r.Type, status: r.Status}
-}
-
-// joined is ss one after the other, in a string of its own ("" when
-// they are all empty).
-func joined(ss ...string) string {
-	n := 0
-	for _, s := range ss {
-		n += len(s)
-	}
-	if n == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, s := range ss {
-		b.WriteString(s)
-	}
-	return b.String()
 }
 
 // ownFull gives a record kept whole strings of its own.
 func (e *errorsRead) ownFull(r *schema.Record) {
 	for _, p := range [...]*string{(*string)(&r.TraceID), (*string)(&r.SpanID), (*string)(&r.ParentSpanID), &r.Service,
 		&r.Name, &r.SeverityText, &r.Body, &r.Template, (*string)(&r.Signature)} {
-		*p = clone(*p)
+		*p = strings.Clone(*p) // "" for an empty one: no view
 	}
-}
-
-// clone is strings.Clone, but "" for an empty string: an empty view
-// points into what it was cut from all the same.
-func clone(s string) string {
-	if s == "" {
-		return ""
-	}
-	return strings.Clone(s)
 }
 
 // record is the record h holds, as the store gave it.

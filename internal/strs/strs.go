@@ -7,20 +7,34 @@ package strs
 
 import "strings"
 
-// Together gives the strings ps point at copies of their own, laid one
-// after the other, in order, in one allocation; an empty one becomes ""
-// (pointing at nothing).
-func Together(ps ...*string) {
+// Join is ss one after the other in a string of its own, in one
+// allocation; "" (pointing at nothing) when they are all empty.
+func Join(ss ...string) string {
 	n := 0
-	for _, p := range ps {
-		n += len(*p)
+	for _, s := range ss {
+		n += len(s)
+	}
+	if n == 0 {
+		return ""
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, p := range ps {
-		b.WriteString(*p)
+	for _, s := range ss {
+		b.WriteString(s)
 	}
-	all, at := b.String(), 0
+	return b.String()
+}
+
+// Together gives the strings ps point at copies of their own, laid one
+// after the other, in order, in one allocation (Join's); an empty one
+// becomes "" (pointing at nothing).
+func Together(ps ...*string) {
+	var buf [4]string // the callers' few: no allocation
+	ss := buf[:0]
+	for _, p := range ps {
+		ss = append(ss, *p)
+	}
+	all, at := Join(ss...), 0
 	for _, p := range ps {
 		if *p == "" {
 			*p = ""

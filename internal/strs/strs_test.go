@@ -30,3 +30,32 @@ func TestTogether(t *testing.T) {
 		t.Fatal("the strings are not laid one after the other")
 	}
 }
+
+func TestJoin(t *testing.T) {
+	big := "xx" + "trace" + "span"
+	got := Join(big[2:7], "", big[7:])
+	if got != "tracespan" {
+		t.Fatalf("Join = %q", got)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(big)))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(got))); p >= lo && p < lo+uintptr(len(big)) {
+		t.Fatal("Join's string points into what it was cut from")
+	}
+	if one := Join("", big[2:7]); uintptr(unsafe.Pointer(unsafe.StringData(one))) == lo+2 {
+		t.Fatal("Join of one string gives that string, not a copy")
+	}
+	if empty := Join(big[2:2], ""); empty != "" || unsafe.StringData(empty) != nil {
+		t.Fatal("Join of empty strings points into something")
+	}
+}
+
+func TestTogetherAllocatesOnce(t *testing.T) {
+	src := strings.Repeat("s", 40)
+	n := testing.AllocsPerRun(100, func() {
+		a, b, c := src[0:10], src[10:20], src[20:40]
+		Together(&a, &b, &c)
+	})
+	if n != 1 {
+		t.Fatalf("Together made %v allocations, not one", n)
+	}
+}
